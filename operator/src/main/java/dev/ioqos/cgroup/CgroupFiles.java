@@ -1,0 +1,78 @@
+package dev.ioqos.cgroup;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * Reads and writes one cgroup io file, never following a symlink. Each line goes to the kernel in
+ * its own write(2): cgroupfs parses one command per write, and a regular file in a test fixture
+ * ends up holding the same lines the kernel would print.
+ */
+public final class CgroupFiles {
+
+  /** Reads the whole file. */
+  public String read(CgroupDir dir, IoFile file) throws CgroupIoException {
+    return readPath(dir.file(file));
+  }
+
+  /** Reads a file of the root cgroup or any other file the caller vetted (probe, metrics). */
+  public String readPath(Path path) throws CgroupIoException {
+    try (FileChannel channel =
+        FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      // cgroupfs reports a size of 0 or 4096 whatever the content: read to EOF.
+      ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+      ByteBuffer buffer = ByteBuffer.allocate(4096);
+      while (channel.read(buffer) >= 0) {
+        buffer.flip();
+        out.write(buffer.array(), 0, buffer.limit());
+        buffer.clear();
+      }
+      return out.toString(StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw KernelAnswers.classify(e, path, null);
+    }
+  }
+
+  /**
+   * Writes the lines in order, one write(2) each, stopping at the first the kernel refuses. The
+   * exception names that line as the data written.
+   */
+  public void write(CgroupDir dir, IoFile file, List<String> lines) throws CgroupIoException {
+    writePath(dir.file(file), lines);
+  }
+
+  void writePath(Path path, List<String> lines) throws CgroupIoException {
+    FileChannel channel;
+    try {
+      channel =
+          FileChannel.open(
+              path,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              LinkOption.NOFOLLOW_LINKS);
+    } catch (IOException e) {
+      throw KernelAnswers.classify(e, path, String.join("\n", lines));
+    }
+    try (channel) {
+      for (String line : lines) {
+        ByteBuffer data = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+        try {
+          while (data.hasRemaining()) {
+            channel.write(data);
+          }
+        } catch (IOException e) {
+          throw KernelAnswers.classify(e, path, line);
+        }
+      }
+    } catch (IOException e) {
+      throw KernelAnswers.classify(e, path, String.join("\n", lines));
+    }
+  }
+}
