@@ -13,9 +13,10 @@ import java.util.List;
 /**
  * Reads and writes one cgroup io file, never following a symlink. Each line goes to the kernel in
  * its own write(2): cgroupfs parses one command per write, and a regular file in a test fixture
- * ends up holding the same lines the kernel would print.
+ * ends up holding the same lines the kernel would print. Not final so that a test can stand in for
+ * a kernel that accepts a write and keeps something else.
  */
-public final class CgroupFiles {
+public class CgroupFiles {
 
   /** Reads the whole file. */
   public String read(CgroupDir dir, IoFile file) throws CgroupIoException {

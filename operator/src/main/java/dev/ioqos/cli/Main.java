@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Disk I/O quality of service for Kubernetes pods on cgroup v2.",
-    subcommands = {PathCommand.class, ProbeCommand.class})
+    subcommands = {PathCommand.class, DeviceCommand.class, ProbeCommand.class})
 public final class Main {
 
   public static void main(String[] args) {
