@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Disk I/O quality of service for Kubernetes pods on cgroup v2.",
-    subcommands = {PathCommand.class, DeviceCommand.class, ProbeCommand.class})
+    subcommands = {RunCommand.class, PathCommand.class, DeviceCommand.class, ProbeCommand.class})
 public final class Main {
 
   public static void main(String[] args) {
@@ -41,7 +41,11 @@ public final class Main {
           cmd.getErr().println("Run 'ioqos " + cmd.getCommandName() + " --help' for usage.");
           return 2;
         });
-    return commandLine.execute(args);
+    int exit = commandLine.execute(args);
+    // print() on an autoflush PrintWriter does not flush; exit codes go out through System.exit.
+    out.flush();
+    err.flush();
+    return exit;
   }
 
   private static String sentence(Throwable error) {

@@ -16,7 +16,7 @@ public record DeviceId(int major, int minor) implements Comparable<DeviceId> {
   public static DeviceId parse(String text) {
     Objects.requireNonNull(text, "text");
     int colon = text.indexOf(':');
-    if (colon <= 0 || colon == text.length() - 1) {
+    if (colon <= 0 || colon == text.length() - 1 || !digitsOnly(text, colon)) {
       throw new IllegalArgumentException("not a MAJ:MIN device number: '" + text + "'");
     }
     try {
@@ -25,6 +25,16 @@ public record DeviceId(int major, int minor) implements Comparable<DeviceId> {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a MAJ:MIN device number: '" + text + "'", e);
     }
+  }
+
+  /** Integer.parseInt accepts signs; the kernel prints plain digits only. */
+  private static boolean digitsOnly(String text, int colon) {
+    for (int i = 0; i < text.length(); i++) {
+      if (i != colon && (text.charAt(i) < '0' || text.charAt(i) > '9')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -1,0 +1,139 @@
+package dev.ioqos.e2e;
+
+import dev.ioqos.agent.NodeConfig;
+import dev.ioqos.core.CgroupDriver;
+import dev.ioqos.core.PodCgroupLayout;
+import dev.ioqos.core.PodUid;
+import dev.ioqos.core.QosClass;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A node's host trees in a temp directory, shaped like the Debian 6.12 VM of KERNEL-FACTS.md
+ * running kubelet with the systemd driver: cgroup v2 with io delegated to kubepods, vda (254:0,
+ * scheduler none) at /, vdb (254:16, bfq) partitioned, vdb1 (254:17) at /var/lib/kubelet. Pod
+ * cgroups appear when the test says, as kubelet would create them.
+ */
+final class FakeNode {
+  final Path root;
+  final Path cgroupfs;
+  final Path sysfs;
+  final Path procfs;
+  final Path devfs;
+  final PodCgroupLayout layout = PodCgroupLayout.of(CgroupDriver.SYSTEMD, "/");
+
+  FakeNode(Path root) {
+    this.root = root;
+    this.cgroupfs = root.resolve("cgroup");
+    this.sysfs = root.resolve("sys");
+    this.procfs = root.resolve("proc");
+    this.devfs = root.resolve("dev");
+    try {
+      build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  NodeConfig config() {
+    return new NodeConfig(
+        cgroupfs, sysfs, procfs, devfs, Optional.of(CgroupDriver.SYSTEMD), "/", "/var/lib/kubelet");
+  }
+
+  private void build() throws IOException {
+    write(cgroupfs.resolve("cgroup.controllers"), "cpuset cpu io memory hugetlb pids rdma misc\n");
+    write(cgroupfs.resolve("cgroup.subtree_control"), "cpuset cpu io memory pids\n");
+    write(cgroupfs.resolve("io.cost.qos"), "");
+    write(cgroupfs.resolve("io.stat"), "");
+    write(cgroupfs.resolve("io.pressure"), pressure(0));
+    for (QosClass qos : QosClass.values()) {
+      cgroup(layout.qosPath(qos), true);
+    }
+    write(procfs.resolve("pressure/io"), pressure(126));
+    write(procfs.resolve("sys/kernel/osrelease"), "6.12.118+deb13-amd64\n");
+    write(
+        procfs.resolve("1/mountinfo"),
+        "21 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+            + "25 21 0:23 / /run rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,mode=755\n"
+            + "26 21 254:17 / /var/lib/kubelet rw,relatime shared:6 - ext4 /dev/vdb1 rw\n");
+    disk("vda", "254:0", "pci0000:00/0000:00:04.0/virtio2", "[none] mq-deadline bfq", "0");
+    disk("vdb", "254:16", "pci0000:00/0000:00:05.0/virtio3", "none mq-deadline [bfq]", "1");
+    Path vdb = sysfs.resolve("devices/pci0000:00/0000:00:05.0/virtio3/block/vdb");
+    write(vdb.resolve("vdb1/dev"), "254:17\n");
+    write(vdb.resolve("vdb1/partition"), "1\n");
+    link(
+        sysfs.resolve("class/block/vdb1"),
+        "../../devices/pci0000:00/0000:00:05.0/virtio3/block/vdb/vdb1");
+    link(
+        sysfs.resolve("dev/block/254:17"),
+        "../../devices/pci0000:00/0000:00:05.0/virtio3/block/vdb/vdb1");
+    Files.createDirectories(devfs);
+  }
+
+  private void disk(String name, String majMin, String parent, String scheduler, String rotational)
+      throws IOException {
+    String relative = "devices/" + parent + "/block/" + name;
+    Path dir = sysfs.resolve(relative);
+    write(dir.resolve("dev"), majMin + "\n");
+    write(dir.resolve("queue/scheduler"), scheduler + "\n");
+    write(dir.resolve("queue/rotational"), rotational + "\n");
+    link(sysfs.resolve("block/" + name), "../" + relative);
+    link(sysfs.resolve("class/block/" + name), "../../" + relative);
+    link(sysfs.resolve("dev/block/" + majMin), "../../" + relative);
+  }
+
+  /** Creates a pod's cgroup as kubelet does, with the io files a 6.12 kernel shows. */
+  Path createPod(String uid, QosClass qos) {
+    try {
+      return cgroup(layout.podPath(qos, PodUid.of(uid)), true);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  Path podDir(String uid, QosClass qos) {
+    return cgroupfs.resolve(layout.podPath(qos, PodUid.of(uid)).substring(1));
+  }
+
+  String read(String uid, QosClass qos, String file) {
+    try {
+      return Files.readString(podDir(uid, qos).resolve(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Path cgroup(String path, boolean delegateIo) throws IOException {
+    Path dir = cgroupfs.resolve(path.substring(1));
+    Files.createDirectories(dir);
+    write(dir.resolve("cgroup.controllers"), "cpuset cpu io memory pids\n");
+    write(dir.resolve("cgroup.subtree_control"), delegateIo ? "cpuset cpu io memory pids\n" : "\n");
+    write(dir.resolve("io.max"), "");
+    write(dir.resolve("io.weight"), "default 100\n");
+    write(dir.resolve("io.bfq.weight"), "default 100\n");
+    write(dir.resolve("io.stat"), "");
+    write(dir.resolve("io.pressure"), pressure(0));
+    return dir;
+  }
+
+  private static String pressure(long total) {
+    return "some avg10=0.00 avg60=0.00 avg300=0.00 total="
+        + total
+        + "\nfull avg10=0.00 avg60=0.00 avg300=0.00 total="
+        + total
+        + "\n";
+  }
+
+  private static void write(Path file, String text) throws IOException {
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, text);
+  }
+
+  private static void link(Path link, String target) throws IOException {
+    Files.createDirectories(link.getParent());
+    Files.createSymbolicLink(link, Path.of(target));
+  }
+}

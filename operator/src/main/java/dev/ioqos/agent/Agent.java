@@ -1,0 +1,177 @@
+package dev.ioqos.agent;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node agent: wires the node engine, the ledger and the reporters to a JOSDK operator whose pod
+ * informer sees only this node's pods, and runs the periodic work (re-probe, node labels,
+ * forgetting vanished pods, writing the IoNodeState when it changed).
+ */
+public final class Agent implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
+
+  private final AgentConfig config;
+  private final NodeEngine engine;
+  private final Ledger ledger;
+  private final NodeStateReporter nodeState;
+  private final NodeLabels nodeLabels;
+  private final PodHandler handler;
+  private final Operator operator;
+  private final PodReconciler reconciler;
+  private final ScheduledExecutorService periodic =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "ioqos-periodic");
+            thread.setDaemon(true);
+            return thread;
+          });
+  private volatile boolean started;
+  private boolean closed;
+
+  public Agent(AgentConfig config, KubernetesClient client) {
+    this.config = config;
+    this.engine = new NodeEngine(config.node());
+    this.ledger = Ledger.open(config.stateDir());
+    Clock clock = Clock.systemUTC();
+    EventReporter events =
+        new EventReporter(client, config.nodeName(), Duration.ofMinutes(10), clock);
+    this.nodeState = new NodeStateReporter(client, config.nodeName(), clock);
+    this.nodeLabels = new NodeLabels(client, config.nodeName());
+    this.handler =
+        new PodHandler(
+            engine,
+            ledger,
+            events,
+            nodeState,
+            new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)),
+            config.dryRun());
+    this.reconciler = new PodReconciler(handler, nodeLabels, new PolicyValidity());
+    this.operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
+    ControllerConfiguration<Pod> base =
+        ControllerConfigurationOverrider.override(
+                operator.getConfigurationService().getConfigurationFor(reconciler))
+            .withReconciliationMaxInterval(config.resync())
+            .build();
+    operator.register(reconciler, NodeScope.onlyNode(base, config.nodeName()));
+  }
+
+  /** Starts the informers (waits for their first sync) and the periodic work. */
+  public void start() {
+    reportNodeConditions();
+    operator.start();
+    started = true;
+    long resyncMillis = config.resync().toMillis();
+    periodic.scheduleWithFixedDelay(this::publishSafely, 1, 1, TimeUnit.SECONDS);
+    periodic.scheduleWithFixedDelay(
+        this::resyncSafely, resyncMillis, resyncMillis, TimeUnit.MILLISECONDS);
+    LOG.info("ioqos agent started on node {} (dry run: {})", config.nodeName(), config.dryRun());
+  }
+
+  public boolean started() {
+    return started;
+  }
+
+  public NodeEngine engine() {
+    return engine;
+  }
+
+  public Ledger ledger() {
+    return ledger;
+  }
+
+  private void resyncSafely() {
+    try {
+      engine.refresh();
+      reportNodeConditions();
+      if (nodeLabels.refresh()) {
+        // Node labels changed: every pod's policy choice may change.
+        reconciler.reconcileAll();
+        LOG.info("labels of node {} changed", config.nodeName());
+      }
+      forgetVanishedPods();
+    } catch (RuntimeException e) {
+      LOG.error("periodic resync failed", e);
+    }
+  }
+
+  /** Ledger entries of pods no longer on this node: their cgroups went with them. */
+  void forgetVanishedPods() {
+    Set<String> present = reconciler.podUids();
+    for (LedgerEntry entry : ledger.entries()) {
+      if (!present.contains(entry.uid())) {
+        LOG.info(
+            "forgetting pod {}/{}: it is no longer on this node", entry.namespace(), entry.name());
+        handler.forget(entry.uid());
+      }
+    }
+  }
+
+  private void reportNodeConditions() {
+    var caps = engine.capabilities();
+    nodeState.condition(
+        "IoControllerReady",
+        caps.ioUsable(),
+        caps.ioUsable() ? "IoDelegated" : "IoNotUsable",
+        caps.ioUsable()
+            ? "io is enabled down to " + caps.kubepods().path()
+            : engine.layoutProblem() != null
+                ? engine.layoutProblem()
+                : "cgroup "
+                    + caps.cgroupVersion()
+                    + ", io controller "
+                    + caps.ioController()
+                    + ", io not enabled in cgroup.subtree_control along the kubepods path");
+    boolean weights =
+        caps.devices().stream()
+            .anyMatch(d -> d.weightMechanism() != dev.ioqos.probe.WeightMechanism.NONE);
+    nodeState.condition(
+        "WeightsEnforced",
+        weights,
+        weights ? "IocostOrBfq" : "NoWeightMechanism",
+        weights
+            ? "io weights are enforced on at least one disk"
+            : "no disk has iocost enabled or the bfq scheduler: tier weights are not enforced");
+    nodeState.condition(
+        "IoLatencyAvailable",
+        caps.ioLatency(),
+        caps.ioLatency() ? "IoLatencyPresent" : "IoLatencyMissing",
+        caps.ioLatency()
+            ? "io.latency targets can be set"
+            : "the kernel has no io.latency (CONFIG_BLK_CGROUP_IOLATENCY): latency targets are skipped");
+  }
+
+  private void publishSafely() {
+    try {
+      nodeState.publish(engine.capabilities());
+    } catch (RuntimeException e) {
+      LOG.error("could not publish the node state", e);
+    }
+  }
+
+  /** Writes the node state now (tests and shutdown). */
+  public void publishNow() {
+    publishSafely();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    periodic.shutdownNow();
+    operator.stop();
+  }
+}

@@ -1,0 +1,160 @@
+package dev.ioqos.agent;
+
+import dev.ioqos.api.v1alpha1.DeviceSelector;
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.api.v1alpha1.IoPolicySpec;
+import dev.ioqos.api.v1alpha1.PolicyMode;
+import dev.ioqos.api.v1alpha1.Tier;
+import dev.ioqos.api.v1alpha1.TierLimits;
+import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.QosClass;
+import dev.ioqos.core.policy.DeviceSelectorRule;
+import dev.ioqos.core.policy.LabelSelectorRule;
+import dev.ioqos.core.policy.NodeFacts;
+import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.PolicyRules;
+import dev.ioqos.core.policy.TierSpec;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/** Turns Kubernetes objects into the core's facts and rules; the only place that knows both. */
+public final class ApiMapping {
+  private ApiMapping() {}
+
+  /**
+   * The policy's rules.
+   *
+   * @throws IllegalArgumentException naming the field when the object passed admission but still
+   *     cannot be used (e.g. an operator the schema does not restrict)
+   */
+  public static PolicyRules rules(IoPolicy policy) {
+    IoPolicySpec spec = policy.getSpec();
+    if (spec == null) {
+      throw new IllegalArgumentException("spec is missing");
+    }
+    Map<QosClass, String> byQos = new LinkedHashMap<>();
+    Map<String, String> byPriorityClass = Map.of();
+    if (spec.getTierFrom() != null) {
+      if (spec.getTierFrom().getQosClasses() != null) {
+        spec.getTierFrom()
+            .getQosClasses()
+            .forEach((qos, tier) -> byQos.put(QosClass.parse(qos), tier));
+      }
+      if (spec.getTierFrom().getPriorityClasses() != null) {
+        byPriorityClass = spec.getTierFrom().getPriorityClasses();
+      }
+    }
+    List<TierSpec> tiers = new ArrayList<>();
+    for (Tier tier : spec.getTiers()) {
+      tiers.add(tier(tier));
+    }
+    List<DeviceSelectorRule> devices = new ArrayList<>();
+    if (spec.getDevices() != null) {
+      for (DeviceSelector device : spec.getDevices()) {
+        devices.add(device(device));
+      }
+    }
+    return new PolicyRules(
+        policy.getMetadata().getName(),
+        Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L),
+        spec.getPriority(),
+        selector("spec.nodeSelector", spec.getNodeSelector()),
+        selector("spec.namespaceSelector", spec.getNamespaceSelector()),
+        selector("spec.podSelector", spec.getPodSelector()),
+        spec.getTierAnnotation() == null
+            ? PolicyRules.DEFAULT_TIER_ANNOTATION
+            : spec.getTierAnnotation(),
+        Optional.ofNullable(spec.getDefaultTier()),
+        byPriorityClass,
+        byQos,
+        devices,
+        tiers,
+        spec.getMode() == PolicyMode.DRY_RUN ? PolicyRules.Mode.DRY_RUN : PolicyRules.Mode.ENFORCE);
+  }
+
+  static TierSpec tier(Tier tier) {
+    TierLimits limits = tier.getLimits();
+    IoLimits ioLimits =
+        limits == null
+            ? IoLimits.NONE
+            : new IoLimits(
+                limits.readBytesPerSecondValue(),
+                limits.writeBytesPerSecondValue(),
+                optional(limits.getReadIOPS()),
+                optional(limits.getWriteIOPS()));
+    return new TierSpec(
+        tier.getName(),
+        tier.getWeight() == null ? OptionalInt.empty() : OptionalInt.of(tier.getWeight()),
+        ioLimits,
+        tier.latencyTargetMicros());
+  }
+
+  static DeviceSelectorRule device(DeviceSelector device) {
+    if (device.getPath() != null) {
+      return new DeviceSelectorRule.HostPath(device.getPath());
+    }
+    if (device.getName() != null) {
+      return new DeviceSelectorRule.DeviceName(device.getName());
+    }
+    return new DeviceSelectorRule.KubeletRoot();
+  }
+
+  static LabelSelectorRule selector(String field, LabelSelector selector) {
+    if (selector == null) {
+      return LabelSelectorRule.EVERYTHING;
+    }
+    List<LabelSelectorRule.Requirement> requirements = new ArrayList<>();
+    if (selector.getMatchExpressions() != null) {
+      for (LabelSelectorRequirement expression : selector.getMatchExpressions()) {
+        try {
+          requirements.add(
+              new LabelSelectorRule.Requirement(
+                  expression.getKey(),
+                  LabelSelectorRule.Operator.parse(expression.getOperator()),
+                  expression.getValues() == null ? List.of() : expression.getValues()));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(field + ".matchExpressions: " + e.getMessage(), e);
+        }
+      }
+    }
+    return new LabelSelectorRule(
+        selector.getMatchLabels() == null ? Map.of() : selector.getMatchLabels(), requirements);
+  }
+
+  /** The pod's facts; {@code namespace} may be null while the namespace informer catches up. */
+  public static PodFacts pod(Pod pod, Namespace namespace) {
+    var meta = pod.getMetadata();
+    String qos = pod.getStatus() == null ? null : pod.getStatus().getQosClass();
+    return new PodFacts(
+        meta.getNamespace(),
+        meta.getName(),
+        meta.getUid(),
+        orEmpty(meta.getLabels()),
+        orEmpty(meta.getAnnotations()),
+        namespace == null ? Map.of() : orEmpty(namespace.getMetadata().getLabels()),
+        Optional.ofNullable(pod.getSpec().getPriorityClassName()),
+        qos == null ? QosClass.BEST_EFFORT : QosClass.parse(qos));
+  }
+
+  public static NodeFacts node(String nodeName, Node node) {
+    return new NodeFacts(
+        nodeName, node == null ? Map.of() : orEmpty(node.getMetadata().getLabels()));
+  }
+
+  private static java.util.OptionalLong optional(Long value) {
+    return value == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(value);
+  }
+
+  private static Map<String, String> orEmpty(Map<String, String> map) {
+    return map == null ? Map.of() : map;
+  }
+}

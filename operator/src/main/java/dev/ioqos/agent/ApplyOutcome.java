@@ -1,0 +1,35 @@
+package dev.ioqos.agent;
+
+import dev.ioqos.cgroup.CgroupIoException;
+import dev.ioqos.core.policy.Skipped;
+import java.util.List;
+
+/**
+ * The result of applying (or reverting) one pod: what the kernel now holds, what was skipped
+ * because the node cannot enforce it, and every write the kernel refused. A pod with some writes
+ * applied and some refused is reported as failed, never as applied.
+ */
+public record ApplyOutcome(
+    List<String> written, List<Skipped> skipped, List<CgroupIoException> failures) {
+
+  public ApplyOutcome {
+    written = List.copyOf(written);
+    skipped = List.copyOf(skipped);
+    failures = List.copyOf(failures);
+  }
+
+  public boolean failed() {
+    return !failures.isEmpty();
+  }
+
+  /** One line for Events and logs. */
+  public String summary() {
+    if (failed()) {
+      CgroupIoException first = failures.get(0);
+      return first.getMessage()
+          + (failures.size() > 1 ? " (and " + (failures.size() - 1) + " more)" : "")
+          + (written.isEmpty() ? "" : "; applied: " + String.join(", ", written));
+    }
+    return written.isEmpty() ? "nothing to write" : String.join(", ", written);
+  }
+}

@@ -1,0 +1,108 @@
+package dev.ioqos.agent;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Posts Events on pods, rate limited: the same reason and message for the same pod is posted at
+ * most once per {@code interval}, so a periodic resync of 500 pods does not flood the API server. A
+ * failure to post is logged, never thrown: Events are a courtesy, not the source of truth.
+ */
+public final class EventReporter {
+  private static final Logger LOG = LoggerFactory.getLogger(EventReporter.class);
+  private static final int MAX_REMEMBERED = 10_000;
+
+  /** Normal or Warning, as Kubernetes spells them. */
+  public enum Type {
+    Normal,
+    Warning
+  }
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final Duration interval;
+  private final Clock clock;
+  private final Map<String, Instant> lastPosted =
+      new LinkedHashMap<>(256, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
+          return size() > MAX_REMEMBERED;
+        }
+      };
+
+  public EventReporter(KubernetesClient client, String nodeName, Duration interval, Clock clock) {
+    this.client = client;
+    this.nodeName = nodeName;
+    this.interval = interval;
+    this.clock = clock;
+  }
+
+  /** Posts unless the same event for this pod was posted within the interval. */
+  public void post(PodTarget pod, Type type, String reason, String message) {
+    String key = pod.uid() + "\u0000" + reason + "\u0000" + message;
+    Instant now = clock.instant();
+    synchronized (lastPosted) {
+      Instant last = lastPosted.get(key);
+      if (last != null && last.plus(interval).isAfter(now)) {
+        return;
+      }
+      lastPosted.put(key, now);
+    }
+    String text = message.length() > 1024 ? message.substring(0, 1021) + "..." : message;
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(pod.namespace())
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(pod.name() + ".")
+                  .withNamespace(pod.namespace())
+                  .endMetadata()
+                  .withInvolvedObject(
+                      new ObjectReferenceBuilder()
+                          .withApiVersion("v1")
+                          .withKind("Pod")
+                          .withNamespace(pod.namespace())
+                          .withName(pod.name())
+                          .withUid(pod.uid())
+                          .build())
+                  .withType(type.name())
+                  .withReason(reason)
+                  .withMessage(text)
+                  .withNewSource()
+                  .withComponent("ioqos")
+                  .withHost(nodeName)
+                  .endSource()
+                  .withReportingComponent("ioqos.dev/agent")
+                  .withReportingInstance(nodeName)
+                  .withFirstTimestamp(now.toString())
+                  .withLastTimestamp(now.toString())
+                  .withCount(1)
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      LOG.warn(
+          "could not post event {} on pod {}: {}", reason, pod.qualifiedName(), e.getMessage());
+    }
+  }
+
+  /** Forgets a pod's rate-limit memory, e.g. when it goes away. */
+  public void forget(String uid) {
+    synchronized (lastPosted) {
+      lastPosted.keySet().removeIf(key -> key.startsWith(uid + "\u0000"));
+    }
+  }
+}

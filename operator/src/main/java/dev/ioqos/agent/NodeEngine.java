@@ -1,0 +1,148 @@
+package dev.ioqos.agent;
+
+import dev.ioqos.cgroup.CgroupFiles;
+import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.cgroup.DriverDetection;
+import dev.ioqos.cgroup.VerifiedWriter;
+import dev.ioqos.core.PodCgroupLayout;
+import dev.ioqos.core.PodUid;
+import dev.ioqos.core.policy.DeviceSelectorRule;
+import dev.ioqos.core.policy.DiskFacts;
+import dev.ioqos.core.policy.KernelFacts;
+import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.WeightEnforcement;
+import dev.ioqos.device.DeviceResolutionException;
+import dev.ioqos.device.Disk;
+import dev.ioqos.device.DiskResolver;
+import dev.ioqos.probe.CapabilityProbe;
+import dev.ioqos.probe.DiskCapability;
+import dev.ioqos.probe.NodeCapabilities;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The node side of the agent: kubelet's cgroup layout, the capability probe, disk resolution and
+ * the guarded writer, built from one {@link NodeConfig}. Probes once and again on {@link
+ * #refresh()}; never throws for node-only problems, it reports them.
+ */
+public final class NodeEngine {
+  private final NodeConfig config;
+  private final CapabilityProbe probe;
+  private final DiskResolver disks;
+  private final VerifiedWriter writer = new VerifiedWriter(new CgroupFiles());
+  private volatile Optional<PodCgroupLayout> layout = Optional.empty();
+  private volatile String layoutProblem = "not probed yet";
+  private volatile NodeCapabilities capabilities;
+
+  public NodeEngine(NodeConfig config) {
+    this.config = config;
+    this.probe = new CapabilityProbe(config.cgroupfs(), config.sysfs(), config.procfs());
+    this.disks = new DiskResolver(config.procfs(), config.sysfs(), config.devfs());
+    refresh();
+  }
+
+  /** Probes the node again (kubepods may appear after start, disks and schedulers change). */
+  public synchronized NodeCapabilities refresh() {
+    try {
+      layout =
+          Optional.of(
+              DriverDetection.layout(
+                  config.cgroupfs(), config.cgroupDriver(), config.kubeletCgroupRoot()));
+      layoutProblem = null;
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      layout = Optional.empty();
+      layoutProblem = e.getMessage();
+    }
+    capabilities = probe.probe(layout);
+    return capabilities;
+  }
+
+  public NodeConfig config() {
+    return config;
+  }
+
+  public NodeCapabilities capabilities() {
+    return capabilities;
+  }
+
+  public Optional<PodCgroupLayout> layout() {
+    return layout;
+  }
+
+  /** Why there is no layout, or null. */
+  public String layoutProblem() {
+    return layoutProblem;
+  }
+
+  public VerifiedWriter writer() {
+    return writer;
+  }
+
+  /** The guarded tree below kubepods, when kubepods was found. */
+  public Optional<CgroupTree> tree() {
+    return layout.map(l -> new CgroupTree(config.cgroupfs(), l.kubepodsPath()));
+  }
+
+  /** The pod's cgroup path relative to the mount; the UID is validated first. */
+  public Optional<String> podPath(PodFacts pod) {
+    PodUid uid = PodUid.of(pod.uid());
+    return layout.map(l -> l.podPath(pod.qosClass(), uid));
+  }
+
+  public KernelFacts kernelFacts() {
+    NodeCapabilities caps = capabilities;
+    return new KernelFacts(caps.ioLatency(), caps.ioUsable());
+  }
+
+  /** Resolves device selectors to whole disks; selectors that cannot resolve become problems. */
+  public DiskSelection resolve(List<DeviceSelectorRule> selectors) {
+    Map<String, DiskFacts> found = new LinkedHashMap<>();
+    List<String> problems = new ArrayList<>();
+    List<DeviceSelectorRule> effective =
+        selectors.isEmpty() ? List.of(new DeviceSelectorRule.KubeletRoot()) : selectors;
+    for (DeviceSelectorRule selector : effective) {
+      try {
+        for (Disk disk : resolveOne(selector)) {
+          found.putIfAbsent(disk.id().toString(), facts(disk));
+        }
+      } catch (DeviceResolutionException e) {
+        problems.add(e.getMessage());
+      }
+    }
+    return new DiskSelection(new ArrayList<>(found.values()), problems);
+  }
+
+  private List<Disk> resolveOne(DeviceSelectorRule selector) throws DeviceResolutionException {
+    if (selector instanceof DeviceSelectorRule.HostPath) {
+      return disks.forPath(((DeviceSelectorRule.HostPath) selector).path());
+    }
+    if (selector instanceof DeviceSelectorRule.DeviceName) {
+      return disks.forDeviceName(((DeviceSelectorRule.DeviceName) selector).nameOrGlob());
+    }
+    return disks.forPath(config.kubeletRootDir());
+  }
+
+  private DiskFacts facts(Disk disk) {
+    for (DiskCapability capability : capabilities.devices()) {
+      if (capability.majMin().equals(disk.id())) {
+        WeightEnforcement enforcement;
+        switch (capability.weightMechanism()) {
+          case IOCOST:
+            enforcement = WeightEnforcement.IOCOST;
+            break;
+          case BFQ:
+            enforcement = WeightEnforcement.BFQ;
+            break;
+          default:
+            enforcement = WeightEnforcement.NONE;
+        }
+        return new DiskFacts(disk.id(), disk.name(), capability.scheduler(), enforcement);
+      }
+    }
+    // A disk the probe did not list (e.g. a loop device): nothing enforces weights on it.
+    return new DiskFacts(disk.id(), disk.name(), "none", WeightEnforcement.NONE);
+  }
+}

@@ -1,0 +1,171 @@
+package dev.ioqos.agent;
+
+import dev.ioqos.api.v1alpha1.CgroupStatus;
+import dev.ioqos.api.v1alpha1.DeviceStatus;
+import dev.ioqos.api.v1alpha1.IoNodeState;
+import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
+import dev.ioqos.api.v1alpha1.KernelStatus;
+import dev.ioqos.api.v1alpha1.PodCounts;
+import dev.ioqos.api.v1alpha1.PodFailure;
+import dev.ioqos.probe.DiskCapability;
+import dev.ioqos.probe.NodeCapabilities;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Folds this node's capabilities and per-pod results into its IoNodeState and writes it only when
+ * something changed: zero API writes in steady state, one object per node, never a shared one.
+ */
+public final class NodeStateReporter {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeStateReporter.class);
+
+  /** The last result for one managed pod. */
+  public record PodResult(
+      String namespace, String name, boolean applied, String reason, String message) {}
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final Clock clock;
+  private final Map<String, PodResult> pods = new ConcurrentHashMap<>();
+  private final Map<String, Condition> conditions = new ConcurrentHashMap<>();
+  private String lastWritten;
+
+  public NodeStateReporter(KubernetesClient client, String nodeName, Clock clock) {
+    this.client = client;
+    this.nodeName = nodeName;
+    this.clock = clock;
+  }
+
+  public void record(String uid, PodResult result) {
+    pods.put(uid, result);
+  }
+
+  public void forget(String uid) {
+    pods.remove(uid);
+  }
+
+  /** Sets a node condition (type, True/False, reason, message); unchanged ones keep their time. */
+  public void condition(String type, boolean status, String reason, String message) {
+    Condition existing = conditions.get(type);
+    String value = status ? "True" : "False";
+    if (existing != null
+        && existing.getStatus().equals(value)
+        && Objects.equals(existing.getReason(), reason)
+        && Objects.equals(existing.getMessage(), message)) {
+      return;
+    }
+    conditions.put(
+        type,
+        new ConditionBuilder()
+            .withType(type)
+            .withStatus(value)
+            .withReason(reason)
+            .withMessage(message)
+            .withLastTransitionTime(
+                clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+            .build());
+  }
+
+  /** The status as it would be written now. */
+  public IoNodeStateStatus status(NodeCapabilities caps) {
+    IoNodeStateStatus status = new IoNodeStateStatus();
+    CgroupStatus cgroup = new CgroupStatus();
+    cgroup.setVersion(caps.cgroupVersion().toString());
+    if (caps.kubepods() != null) {
+      cgroup.setDriver(caps.kubepods().driver().toString());
+      cgroup.setKubepodsPath(caps.kubepods().path());
+    }
+    cgroup.setIoControllerEnabled(caps.ioUsable());
+    status.setCgroup(cgroup);
+    KernelStatus kernel = new KernelStatus();
+    kernel.setRelease(caps.kernelRelease());
+    kernel.setPsi(caps.psi());
+    kernel.setIoLatency(caps.ioLatency());
+    kernel.setIocost(caps.iocostAvailable());
+    status.setKernel(kernel);
+    List<DeviceStatus> devices = new ArrayList<>();
+    for (DiskCapability disk : caps.devices()) {
+      DeviceStatus device = new DeviceStatus();
+      device.setName(disk.name());
+      device.setMajMin(disk.majMin().toString());
+      device.setScheduler(disk.scheduler());
+      device.setRotational(disk.rotational());
+      device.setIocost(disk.iocost() ? DeviceStatus.IOCOST_ENABLED : DeviceStatus.IOCOST_DISABLED);
+      device.setWeightMechanism(
+          DeviceStatus.WeightMechanism.valueOf(disk.weightMechanism().name()));
+      devices.add(device);
+    }
+    status.setDevices(devices);
+    PodCounts counts = new PodCounts();
+    List<PodFailure> failures = new ArrayList<>();
+    int applied = 0;
+    for (PodResult result : pods.values()) {
+      if (result.applied()) {
+        applied++;
+      } else if (failures.size() < PodCounts.MAX_FAILURES) {
+        failures.add(
+            PodFailure.of(result.namespace(), result.name(), result.reason(), result.message()));
+      }
+    }
+    failures.sort(java.util.Comparator.comparing(f -> f.getNamespace() + "/" + f.getName()));
+    counts.setManaged(pods.size());
+    counts.setApplied(applied);
+    counts.setFailed(pods.size() - applied);
+    counts.setFailures(failures.isEmpty() ? null : failures);
+    status.setPods(counts);
+    List<Condition> sorted = new ArrayList<>(conditions.values());
+    sorted.sort(java.util.Comparator.comparing(Condition::getType));
+    status.setConditions(sorted);
+    return status;
+  }
+
+  /** Writes the IoNodeState when its status differs from the last one written. */
+  public synchronized void publish(NodeCapabilities caps) {
+    IoNodeStateStatus status = status(caps);
+    String json = Serialization.asJson(status);
+    if (json.equals(lastWritten)) {
+      return;
+    }
+    try {
+      var resource = client.resources(IoNodeState.class).withName(nodeName);
+      IoNodeState state = resource.get();
+      if (state == null) {
+        state = new IoNodeState();
+        state.getMetadata().setName(nodeName);
+        Node node = client.nodes().withName(nodeName).get();
+        if (node != null) {
+          // Owned by the Node, so it goes when the node is deleted.
+          state
+              .getMetadata()
+              .setOwnerReferences(
+                  List.of(
+                      new OwnerReferenceBuilder()
+                          .withApiVersion("v1")
+                          .withKind("Node")
+                          .withName(nodeName)
+                          .withUid(node.getMetadata().getUid())
+                          .build()));
+        }
+        state = client.resource(state).create();
+      }
+      state.setStatus(status);
+      client.resource(state).updateStatus();
+      lastWritten = json;
+    } catch (KubernetesClientException e) {
+      LOG.warn("could not write IoNodeState {}: {}", nodeName, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,8 @@
+package dev.ioqos.agent;
+
+/** The pod ioqos acts on: its identity and its cgroup directory relative to the cgroup mount. */
+public record PodTarget(String uid, String namespace, String name, String cgroupPath) {
+  public String qualifiedName() {
+    return namespace + "/" + name;
+  }
+}

@@ -1,0 +1,39 @@
+package dev.ioqos.agent;
+
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.core.policy.PolicyRules;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Converts IoPolicies to rules once per generation. A policy that passed admission but cannot be
+ * used on this node (which admission should make impossible) is skipped and logged once, never a
+ * crash.
+ */
+public final class PolicyValidity {
+  private static final Logger LOG = LoggerFactory.getLogger(PolicyValidity.class);
+
+  private record Key(String uid, Long generation) {}
+
+  private final Map<Key, Optional<PolicyRules>> cache = new ConcurrentHashMap<>();
+
+  public Optional<PolicyRules> rules(IoPolicy policy) {
+    Key key = new Key(policy.getMetadata().getUid(), policy.getMetadata().getGeneration());
+    return cache.computeIfAbsent(
+        key,
+        k -> {
+          if (cache.size() > 1000) {
+            cache.clear();
+          }
+          try {
+            return Optional.of(ApiMapping.rules(policy));
+          } catch (IllegalArgumentException e) {
+            LOG.error("IoPolicy {} is ignored: {}", policy.getMetadata().getName(), e.getMessage());
+            return Optional.empty();
+          }
+        });
+  }
+}

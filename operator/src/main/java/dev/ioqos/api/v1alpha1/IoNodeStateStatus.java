@@ -1,0 +1,73 @@
+package dev.ioqos.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
+
+/** One node's capabilities and pod outcome, as its agent last wrote them. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class IoNodeStateStatus {
+  /** At most this many disks are listed. */
+  public static final int MAX_DEVICES = 256;
+
+  /** At most this many conditions. */
+  public static final int MAX_CONDITIONS = 16;
+
+  @JsonPropertyDescription("How cgroups are mounted and where the pods' cgroups live.")
+  private CgroupStatus cgroup;
+
+  @JsonPropertyDescription("What the kernel offers.")
+  private KernelStatus kernel;
+
+  @JsonPropertyDescription("Whole disks and what enforces io weights on each.")
+  @Size(max = MAX_DEVICES)
+  private List<DeviceStatus> devices;
+
+  @JsonPropertyDescription("Pod counts and the first failures.")
+  private PodCounts pods;
+
+  @Size(max = MAX_CONDITIONS)
+  private List<Condition> conditions;
+
+  public CgroupStatus getCgroup() {
+    return cgroup;
+  }
+
+  public void setCgroup(CgroupStatus cgroup) {
+    this.cgroup = cgroup;
+  }
+
+  public KernelStatus getKernel() {
+    return kernel;
+  }
+
+  public void setKernel(KernelStatus kernel) {
+    this.kernel = kernel;
+  }
+
+  public List<DeviceStatus> getDevices() {
+    return devices;
+  }
+
+  public void setDevices(List<DeviceStatus> devices) {
+    this.devices = devices;
+  }
+
+  public PodCounts getPods() {
+    return pods;
+  }
+
+  public void setPods(PodCounts pods) {
+    this.pods = pods;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+}

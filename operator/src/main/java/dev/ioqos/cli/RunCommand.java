@@ -1,0 +1,85 @@
+package dev.ioqos.cli;
+
+import dev.ioqos.agent.Agent;
+import dev.ioqos.agent.AgentConfig;
+import dev.ioqos.agent.NodeConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code ioqos run}: the node agent. */
+@Command(name = "run", description = "Run the node agent (one per node, as a DaemonSet).")
+final class RunCommand implements Callable<Integer> {
+  @Mixin NodeOptions node;
+
+  @Option(
+      names = "--node-name",
+      defaultValue = "${env:NODE_NAME}",
+      description = "this node's name (default: $NODE_NAME, from the downward API)")
+  String nodeName;
+
+  @Option(
+      names = "--kubelet-root-dir",
+      defaultValue = "/var/lib/kubelet",
+      description =
+          "kubelet's root directory, for kubeletRoot device selectors (default: ${DEFAULT-VALUE})")
+  String kubeletRootDir;
+
+  @Option(
+      names = "--state-dir",
+      defaultValue = "/var/lib/ioqos",
+      description =
+          "where the ledger of written values lives, a hostPath (default: ${DEFAULT-VALUE})")
+  Path stateDir;
+
+  @Option(names = "--dry-run", description = "compute and report, write nothing")
+  boolean dryRun;
+
+  @Option(
+      names = "--resync",
+      defaultValue = "PT60S",
+      description =
+          "how often every pod is checked again for drift, ISO-8601 (default: ${DEFAULT-VALUE})")
+  Duration resync;
+
+  @Override
+  public Integer call() throws Exception {
+    AgentConfig config =
+        new AgentConfig(
+            nodeName,
+            new NodeConfig(
+                node.cgroupfs,
+                node.sysfs,
+                node.procfs,
+                node.devfs,
+                node.driver(),
+                node.kubeletCgroupRoot,
+                kubeletRootDir),
+            stateDir,
+            dryRun,
+            resync);
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    CountDownLatch stopped = new CountDownLatch(1);
+    try (Agent agent = new Agent(config, client)) {
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    agent.close();
+                    stopped.countDown();
+                  },
+                  "ioqos-shutdown"));
+      agent.start();
+      stopped.await();
+    } finally {
+      client.close();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.ioqos.core.policy;
+
+import dev.ioqos.core.QosClass;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/** What the decision needs to know about a pod, including its namespace's labels. */
+public record PodFacts(
+    String namespace,
+    String name,
+    String uid,
+    Map<String, String> labels,
+    Map<String, String> annotations,
+    Map<String, String> namespaceLabels,
+    Optional<String> priorityClassName,
+    QosClass qosClass) {
+
+  public PodFacts {
+    Immutables.text(namespace, "pod namespace");
+    Immutables.text(name, "pod name");
+    Objects.requireNonNull(uid, "uid");
+    labels = Immutables.map(labels, "pod labels");
+    annotations = Immutables.map(annotations, "pod annotations");
+    namespaceLabels = Immutables.map(namespaceLabels, "namespace labels");
+    // The API server stores "" for a pod without a priority class on some paths; same meaning.
+    priorityClassName =
+        Objects.requireNonNullElse(priorityClassName, Optional.<String>empty())
+            .filter(value -> !value.isBlank());
+    Objects.requireNonNull(qosClass, "qosClass");
+  }
+
+  /** {@code namespace/name}, as kubectl and Events name a pod. */
+  public String qualifiedName() {
+    return namespace + "/" + name;
+  }
+}
