@@ -11,7 +11,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Disk I/O quality of service for Kubernetes pods on cgroup v2.",
-    subcommands = {RunCommand.class, PathCommand.class, DeviceCommand.class, ProbeCommand.class})
+    subcommands = {
+      RunCommand.class,
+      ExplainCommand.class,
+      PathCommand.class,
+      DeviceCommand.class,
+      ProbeCommand.class
+    })
 public final class Main {
 
   public static void main(String[] args) {

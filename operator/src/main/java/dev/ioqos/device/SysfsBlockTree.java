@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
@@ -37,10 +38,9 @@ final class SysfsBlockTree {
     if (Files.exists(link)) {
       return Optional.of(real(link));
     }
-    // /sys/dev appeared in 2.6.27 and some sandboxes hide it: scan the class instead.
-    for (Path entry : list(sysfs.resolve("class").resolve("block"))) {
-      Path dev = entry.resolve("dev");
-      if (Files.isRegularFile(dev) && readDev(dev).equals(id)) {
+    // /sys/dev appeared in 2.6.27 and some sandboxes hide it: scan the device directories.
+    for (Path entry : scanned()) {
+      if (readDev(entry.resolve("dev")).equals(id)) {
         return Optional.of(real(entry));
       }
     }
@@ -55,8 +55,8 @@ final class SysfsBlockTree {
     if (kernelName.isEmpty() || kernelName.equals(".") || kernelName.equals("..")) {
       return Optional.empty();
     }
-    // class/block lists partitions too; block/ alone is what kernels built with
-    // CONFIG_SYSFS_DEPRECATED offer.
+    // class/block lists partitions too; kernels built with CONFIG_SYSFS_DEPRECATED have only
+    // block/<disk>, with partitions nested in it.
     for (Path candidate :
         List.of(
             sysfs.resolve("class").resolve("block").resolve(kernelName),
@@ -65,7 +65,38 @@ final class SysfsBlockTree {
         return Optional.of(real(candidate));
       }
     }
+    for (Path entry : scanned()) {
+      if (entry.getFileName().toString().equals(kernelName)) {
+        return Optional.of(real(entry));
+      }
+    }
     return Optional.empty();
+  }
+
+  /**
+   * Every device directory reachable without /sys/dev: class/block entries, whole disks under
+   * block/ and the partitions nested in them; each has a {@code dev} file.
+   */
+  private List<Path> scanned() throws DeviceTreeException {
+    List<Path> found = new ArrayList<>();
+    for (Path entry : list(sysfs.resolve("class").resolve("block"))) {
+      addIfDevice(entry, found);
+    }
+    for (Path disk : list(sysfs.resolve("block"))) {
+      addIfDevice(disk, found);
+      for (Path child : list(disk)) {
+        if (Files.exists(child.resolve("partition"))) {
+          addIfDevice(child, found);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static void addIfDevice(Path dir, List<Path> found) {
+    if (Files.isRegularFile(dir.resolve("dev"))) {
+      found.add(dir);
+    }
   }
 
   /** The dm device whose {@code dm/name} is {@code mapperName}, as /dev/mapper names it. */

@@ -72,6 +72,23 @@ class DiskResolverSysfsTest {
   }
 
   @Test
+  void aTreeWithOnlySysBlockStillResolvesPartitions() throws Exception {
+    // Kernels with CONFIG_SYSFS_DEPRECATED, and hand-made trees, have no class/block or dev/block:
+    // only block/<disk>/<partition> as real directories.
+    Path sys = work.resolve("sys");
+    Path vdb1 = Files.createDirectories(sys.resolve("block/vdb/vdb1"));
+    Files.writeString(sys.resolve("block/vdb/dev"), "254:16\n");
+    Files.writeString(vdb1.resolve("dev"), "254:17\n");
+    Files.writeString(vdb1.resolve("partition"), "1\n");
+    DiskResolver resolver =
+        new DiskResolver(
+            DeviceFixture.resourceDir("virtio-vm").resolve("proc"), sys, work.resolve("dev"));
+
+    assertThat(lines(resolver.forPath("/var/lib/kubelet"))).containsExactly("254:16 vdb");
+    assertThat(lines(resolver.forDeviceName("/dev/vdb1"))).containsExactly("254:16 vdb");
+  }
+
+  @Test
   void aSlavesCycleIsADeviceTreeError() throws Exception {
     DeviceFixture fixture = DeviceFixture.build("lvm", work);
     Path dm0 = fixture.sysfs().resolve("devices/virtual/block/dm-0");

@@ -1,0 +1,170 @@
+package dev.ioqos.cli;
+
+import dev.ioqos.agent.ApiMapping;
+import dev.ioqos.agent.DiskSelection;
+import dev.ioqos.agent.NodeConfig;
+import dev.ioqos.agent.NodeEngine;
+import dev.ioqos.agent.PodApplier;
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.cgroup.CgroupDir;
+import dev.ioqos.cgroup.CgroupIoException;
+import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.core.WeightRange;
+import dev.ioqos.core.policy.DesiredSettings;
+import dev.ioqos.core.policy.NodeFacts;
+import dev.ioqos.core.policy.PodDecision;
+import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.PolicyResolver;
+import dev.ioqos.core.policy.PolicyRules;
+import dev.ioqos.core.policy.Skipped;
+import dev.ioqos.core.policy.TierWarning;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ioqos explain --pod NS/NAME}: which policy and tier apply to a pod and why, which cgroup
+ * and disks, and the desired values next to what the kernel holds now. Run it on the pod's node
+ * (e.g. {@code kubectl exec} into the agent) to see current values; elsewhere it explains the
+ * decision only.
+ */
+@Command(
+    name = "explain",
+    description = "Explain which policy, tier and values a pod gets, and why.")
+final class ExplainCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin NodeOptions node;
+
+  @Option(names = "--pod", required = true, description = "the pod as NAMESPACE/NAME")
+  String pod;
+
+  @Option(
+      names = "--kubelet-root-dir",
+      defaultValue = "/var/lib/kubelet",
+      description = "kubelet's root directory (default: ${DEFAULT-VALUE})")
+  String kubeletRootDir;
+
+  @Override
+  public Integer call() {
+    String[] parts = pod.split("/", -1);
+    if (parts.length != 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
+      throw new IllegalArgumentException("--pod must be NAMESPACE/NAME, not '" + pod + "'");
+    }
+    try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+      Pod found = client.pods().inNamespace(parts[0]).withName(parts[1]).get();
+      if (found == null) {
+        throw new IllegalArgumentException("pod " + pod + " does not exist");
+      }
+      Namespace namespace = client.namespaces().withName(parts[0]).get();
+      String nodeName = found.getSpec().getNodeName();
+      NodeFacts nodeFacts =
+          ApiMapping.node(
+              nodeName, nodeName == null ? null : client.nodes().withName(nodeName).get());
+      List<PolicyRules> rules = new ArrayList<>();
+      List<String> ignored = new ArrayList<>();
+      for (IoPolicy policy : client.resources(IoPolicy.class).list().getItems()) {
+        try {
+          rules.add(ApiMapping.rules(policy));
+        } catch (IllegalArgumentException e) {
+          ignored.add(policy.getMetadata().getName() + ": " + e.getMessage());
+        }
+      }
+      explain(ApiMapping.pod(found, namespace), nodeFacts, rules, ignored);
+    }
+    return 0;
+  }
+
+  private void explain(
+      PodFacts facts, NodeFacts nodeFacts, List<PolicyRules> rules, List<String> ignored) {
+    PrintWriter out = spec.commandLine().getOut();
+    out.printf(
+        "pod:      %s (uid %s, QoS %s, node %s)%n",
+        facts.qualifiedName(), facts.uid(), facts.qosClass(), nodeFacts.name());
+    ignored.forEach(line -> out.println("ignored:  IoPolicy " + line));
+    PodDecision decision = PolicyResolver.decide(facts, nodeFacts, rules);
+    if (decision.policy().isEmpty()) {
+      out.println(
+          "policy:   none selects this pod (node, namespace and pod selectors of "
+              + rules.size()
+              + " policies checked)");
+      return;
+    }
+    PolicyRules policy = decision.policy().get();
+    out.printf(
+        "policy:   %s (priority %d%s)%n",
+        policy.name(),
+        policy.priority(),
+        decision.conflictingPolicies().isEmpty()
+            ? ""
+            : "; tied with "
+                + String.join(", ", decision.conflictingPolicies())
+                + ", first name wins");
+    for (TierWarning warning : decision.warnings()) {
+      out.println("warning:  " + warning.message());
+    }
+    if (!decision.managed()) {
+      out.println(
+          "tier:     none (no annotation, fallback or defaultTier applies): nothing is written,"
+              + " earlier values are restored to the defaults");
+      return;
+    }
+    out.printf("tier:     %s (from %s)%n", decision.tier().get().name(), decision.source());
+    out.printf("mode:     %s%n", decision.dryRun() ? "DryRun (nothing is written)" : "Enforce");
+    NodeEngine engine =
+        new NodeEngine(
+            new NodeConfig(
+                node.cgroupfs,
+                node.sysfs,
+                node.procfs,
+                node.devfs,
+                node.driver(),
+                node.kubeletCgroupRoot,
+                kubeletRootDir));
+    Optional<String> path = engine.podPath(facts);
+    out.printf(
+        "cgroup:   %s%n",
+        path.map(p -> node.cgroupfs + p).orElse("unknown: " + engine.layoutProblem()));
+    DiskSelection disks = engine.resolve(decision.devices());
+    disks
+        .disks()
+        .forEach(
+            d ->
+                out.printf(
+                    "disk:     %s %s (scheduler %s, weights via %s)%n",
+                    d.id(), d.name(), d.scheduler(), d.weightEnforcement()));
+    disks.problems().forEach(p -> out.println("problem:  " + p));
+    DesiredSettings desired = PolicyResolver.plan(decision, disks.disks(), engine.kernelFacts());
+    PodApplier.describe(desired).forEach(line -> out.println("desired:  " + line));
+    for (Skipped skipped : desired.skipped()) {
+      out.println("skipped:  " + skipped.reason());
+    }
+    Optional<CgroupTree> tree = engine.tree();
+    if (path.isPresent() && tree.isPresent()) {
+      try {
+        CgroupDir dir = tree.get().below(path.get());
+        out.println(
+            "current:  io.weight " + engine.writer().readWeight(dir, WeightRange.IO_WEIGHT));
+        out.println("current:  io.max " + engine.writer().readMax(dir));
+      } catch (CgroupIoException e) {
+        out.println(
+            "current:  unknown here ("
+                + e.failure().text()
+                + "): run explain on node "
+                + nodeFacts.name()
+                + " to compare with the kernel");
+      }
+    }
+  }
+}
