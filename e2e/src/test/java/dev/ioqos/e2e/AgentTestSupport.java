@@ -1,0 +1,213 @@
+package dev.ioqos.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ioqos.agent.Agent;
+import dev.ioqos.agent.AgentConfig;
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.core.QosClass;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node agent end to end: a real API server, the real agent in-process, and a node's cgroup tree
+ * in a temp directory. Each test has its own node name, namespace and policies, so the agent's
+ * field-selected informer sees only that test's pods.
+ */
+abstract class AgentTestSupport {
+  static final String LOW_CAP = "254:16 rbps=max wbps=20971520 riops=max wiops=200";
+  static final String NO_CAP = "254:16 rbps=max wbps=max riops=max wiops=max";
+  static KubernetesClient client;
+
+  @TempDir Path temp;
+  FakeNode node;
+  String nodeName;
+  String namespace;
+  Agent agent;
+
+  @BeforeAll
+  static void installCrds() throws Exception {
+    client = TestCluster.get().newClient();
+    Path crds = Path.of(System.getProperty("user.dir")).resolve("../crds").normalize();
+    try (Stream<Path> files = Files.list(crds)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".yml")).toList()) {
+        CustomResourceDefinition crd =
+            client.apiextensions().v1().customResourceDefinitions().load(file.toFile()).item();
+        client.resource(crd).forceConflicts().serverSideApply();
+        client
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName(crd.getMetadata().getName())
+            .waitUntilCondition(
+                c ->
+                    c.getStatus() != null
+                        && c.getStatus().getConditions().stream()
+                            .anyMatch(
+                                x ->
+                                    x.getType().equals("Established")
+                                        && x.getStatus().equals("True")),
+                30,
+                TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @BeforeEach
+  void setUp(TestInfo test) {
+    String id =
+        test.getTestMethod().orElseThrow().getName().toLowerCase().replaceAll("[^a-z0-9]", "");
+    id = id.length() > 40 ? id.substring(0, 40) : id;
+    nodeName = "node-" + id;
+    namespace = "ns-" + id;
+    node = new FakeNode(temp.resolve("node"));
+    client
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(namespace)
+                .withLabels(Map.of("ioqos-test", namespace))
+                .endMetadata()
+                .build())
+        .createOr(e -> e.update());
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (agent != null) {
+      agent.close();
+    }
+    client.resources(IoPolicy.class).withLabel("ioqos-test", namespace).delete();
+  }
+
+  void startAgent() {
+    startAgent(false);
+  }
+
+  void startAgent(boolean dryRun) {
+    agent =
+        new Agent(
+            new AgentConfig(
+                nodeName, node.config(), temp.resolve("state"), dryRun, Duration.ofSeconds(2)),
+            TestCluster.get().newClient());
+    agent.start();
+  }
+
+  IoPolicy policy(String name, String extraSpec) {
+    String yaml =
+        "apiVersion: ioqos.dev/v1alpha1\n"
+            + "kind: IoPolicy\n"
+            + "metadata:\n"
+            + "  name: "
+            + name
+            + "\n"
+            + "  labels: {ioqos-test: "
+            + namespace
+            + "}\n"
+            + "spec:\n"
+            + "  namespaceSelector: {matchLabels: {ioqos-test: "
+            + namespace
+            + "}}\n"
+            + "  tiers:\n"
+            + "    - {name: high, weight: 500}\n"
+            + "    - name: low\n"
+            + "      weight: 10\n"
+            + "      limits: {writeBytesPerSecond: 20Mi, writeIOPS: 200}\n"
+            + extraSpec;
+    IoPolicy policy =
+        client
+            .resources(IoPolicy.class)
+            .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+            .item();
+    return client.resource(policy).create();
+  }
+
+  Pod pod(String name, String tier, String onNode) {
+    PodBuilder pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(namespace)
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName(onNode)
+            .addNewContainer()
+            .withName("main")
+            .withImage("registry.invalid/app:1")
+            .withNewResources()
+            .addToRequests("cpu", new Quantity("100m"))
+            .endResources()
+            .endContainer()
+            .endSpec();
+    if (tier != null) {
+      pod.editMetadata().addToAnnotations("ioqos.dev/tier", tier).endMetadata();
+    }
+    return client.resource(pod.build()).create();
+  }
+
+  static String uid(Pod pod) {
+    return pod.getMetadata().getUid();
+  }
+
+  String file(Pod pod, String name) {
+    return node.read(uid(pod), QosClass.BURSTABLE, name);
+  }
+
+  static <T> T eventually(Supplier<T> value, java.util.function.Predicate<T> done, String what) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    T last = value.get();
+    while (!done.test(last) && System.nanoTime() < deadline) {
+      sleep(50);
+      last = value.get();
+    }
+    assertThat(done.test(last)).as(what + "; last seen: " + last).isTrue();
+    return last;
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  List<Event> events(Pod pod) {
+    return client.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(e -> e.getInvolvedObject().getName().equals(pod.getMetadata().getName()))
+        .toList();
+  }
+
+  Event event(Pod pod, String reason) {
+    return eventually(
+            () -> events(pod).stream().filter(e -> e.getReason().equals(reason)).findFirst(),
+            java.util.Optional::isPresent,
+            "event " + reason + " on " + pod.getMetadata().getName())
+        .get();
+  }
+
+  void awaitCap(Pod pod, String line) {
+    eventually(() -> file(pod, "io.max"), text -> text.contains(line), "io.max holds " + line);
+  }
+}
