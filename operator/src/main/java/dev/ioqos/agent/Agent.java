@@ -1,5 +1,9 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.cgroup.CgroupFiles;
+import dev.ioqos.cgroup.CgroupIoException;
+import dev.ioqos.cgroup.IocostSwitch;
+import dev.ioqos.probe.DiskCapability;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -7,6 +11,8 @@ import io.javaoperatorsdk.operator.api.config.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -69,6 +75,7 @@ public final class Agent implements AutoCloseable {
 
   /** Starts the informers (waits for their first sync) and the periodic work. */
   public void start() {
+    enableIocostIfOptedIn();
     reportNodeConditions();
     operator.start();
     started = true;
@@ -76,7 +83,11 @@ public final class Agent implements AutoCloseable {
     periodic.scheduleWithFixedDelay(this::publishSafely, 1, 1, TimeUnit.SECONDS);
     periodic.scheduleWithFixedDelay(
         this::resyncSafely, resyncMillis, resyncMillis, TimeUnit.MILLISECONDS);
-    LOG.info("ioqos agent started on node {} (dry run: {})", config.nodeName(), config.dryRun());
+    LOG.info(
+        "ioqos agent started on node {} (dry run: {}, iocost opt-in: {})",
+        config.nodeName(),
+        config.dryRun(),
+        config.enableIocost());
   }
 
   public boolean started() {
@@ -94,6 +105,7 @@ public final class Agent implements AutoCloseable {
   private void resyncSafely() {
     try {
       engine.refresh();
+      enableIocostIfOptedIn();
       reportNodeConditions();
       if (nodeLabels.refresh()) {
         // Node labels changed: every pod's policy choice may change.
@@ -116,6 +128,41 @@ public final class Agent implements AutoCloseable {
         handler.forget(entry.uid());
       }
     }
+  }
+
+  /**
+   * With {@code --enable-iocost}, turns iocost on for every whole disk that lacks it, so that tier
+   * weights are enforced; this changes the whole node and is reported as a condition.
+   */
+  private void enableIocostIfOptedIn() {
+    if (!config.enableIocost() || config.dryRun()) {
+      return;
+    }
+    IocostSwitch iocost = new IocostSwitch(new CgroupFiles(), config.node().cgroupfs());
+    List<String> failures = new ArrayList<>();
+    int enabled = 0;
+    for (DiskCapability disk : engine.capabilities().devices()) {
+      if (disk.iocost()) {
+        continue;
+      }
+      try {
+        iocost.enable(disk.majMin());
+        enabled++;
+        LOG.info("enabled iocost on {} ({}) as the admin opted in", disk.name(), disk.majMin());
+      } catch (CgroupIoException e) {
+        failures.add(disk.name() + ": " + e.getMessage());
+      }
+    }
+    if (enabled > 0) {
+      engine.refresh();
+    }
+    nodeState.condition(
+        "IocostEnabled",
+        failures.isEmpty(),
+        failures.isEmpty() ? "OptedIn" : "EnableFailed",
+        failures.isEmpty()
+            ? "iocost is enabled on every disk (--enable-iocost)"
+            : String.join("; ", failures));
   }
 
   private void reportNodeConditions() {

@@ -42,6 +42,13 @@ final class RunCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Option(
+      names = "--enable-iocost",
+      description =
+          "turn iocost on for every disk (io.cost.qos enable=1) so weights are enforced;"
+              + " changes how the whole node shares its disks, off by default")
+  boolean enableIocost;
+
+  @Option(
       names = "--resync",
       defaultValue = "PT60S",
       description =
@@ -63,7 +70,8 @@ final class RunCommand implements Callable<Integer> {
                 kubeletRootDir),
             stateDir,
             dryRun,
-            resync);
+            resync,
+            enableIocost);
     KubernetesClient client = new KubernetesClientBuilder().build();
     CountDownLatch stopped = new CountDownLatch(1);
     try (Agent agent = new Agent(config, client)) {

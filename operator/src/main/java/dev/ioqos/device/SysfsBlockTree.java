@@ -35,7 +35,9 @@ final class SysfsBlockTree {
   /** The canonical {@code devices/...} directory of the block device with this number. */
   Optional<Path> dirOf(DeviceId id) throws DeviceTreeException {
     Path link = sysfs.resolve("dev").resolve("block").resolve(id.toString());
-    if (Files.exists(link)) {
+    // The kernel makes these symlinks; a plain directory here is a copy that followed them, whose
+    // name is MAJ:MIN instead of the device's, so it is skipped like a missing link.
+    if (Files.isSymbolicLink(link) && Files.exists(link)) {
       return Optional.of(real(link));
     }
     // /sys/dev appeared in 2.6.27 and some sandboxes hide it: scan the device directories.

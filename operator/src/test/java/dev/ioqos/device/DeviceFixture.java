@@ -25,9 +25,11 @@ import java.util.Map;
  * virtual NAME MAJ:MIN              slave-less virtual disk (loop, zram, ram)
  * devlink PATH TARGET               symlink PATH below /dev pointing to TARGET, as udev makes
  * node PATH                         a non-block node below /dev (an empty file stands in)
+ * queue NAME ROTATIONAL SCHEDULER   queue/rotational and queue/scheduler of a declared device
+ *                                   (the rest of the line, e.g. {@code [none] mq-deadline bfq})
  * </pre>
  */
-record DeviceFixture(Path procfs, Path sysfs, Path devfs) {
+public record DeviceFixture(Path procfs, Path sysfs, Path devfs) {
 
   static DeviceFixture build(String scenario, Path workDir) {
     try {
@@ -40,6 +42,17 @@ record DeviceFixture(Path procfs, Path sysfs, Path devfs) {
       new Builder(fixture)
           .apply(Files.readAllLines(resources.resolve("tree.txt"), StandardCharsets.UTF_8));
       return fixture;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Expands tree.txt lines into {@code sysfs} and {@code devfs}, for other scenarios' trees. */
+  public static void expand(List<String> treeLines, Path sysfs, Path devfs) {
+    try {
+      Files.createDirectories(sysfs);
+      Files.createDirectories(devfs);
+      new Builder(new DeviceFixture(null, sysfs, devfs)).apply(treeLines);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -88,12 +101,18 @@ record DeviceFixture(Path procfs, Path sysfs, Path devfs) {
             case "virtual" -> wholeDisk(f[1], f[2], virtualDir(f[1]));
             case "devlink" -> link(fixture.devfs.resolve(f[1]), Path.of(f[2]));
             case "node" -> write(fixture.devfs.resolve(f[1]), "");
+            case "queue" -> queue(f[1], f[2], line.split("\\s+", 4)[3]);
             default -> throw new IllegalArgumentException("unknown directive " + f[0]);
           }
         } catch (RuntimeException e) {
           throw new IllegalArgumentException("tree.txt line " + number + ": " + line, e);
         }
       }
+    }
+
+    private void queue(String name, String rotational, String scheduler) throws IOException {
+      write(known(name).resolve("queue/rotational"), rotational + "\n");
+      write(known(name).resolve("queue/scheduler"), scheduler + "\n");
     }
 
     private void wholeDisk(String name, String majMin, Path dir) throws IOException {

@@ -102,21 +102,34 @@ class DiskResolverSysfsTest {
   }
 
   @Test
-  void aPartitionOutsideItsDiskDirectoryIsADeviceTreeError() throws Exception {
-    // What a copy of sysfs that follows symlinks looks like: dev/block/254:17 is a directory.
+  void aCopyOfSysfsThatFollowedSymlinksNamesDisksRightOrFailsClearly() throws Exception {
+    // A copy that follows symlinks (Maven's resource copying does) turns every class/block and
+    // dev/block link into a plain directory named after the link.
     DeviceFixture fixture = DeviceFixture.build("virtio-vm", work);
-    Path link = fixture.sysfs().resolve("dev/block/254:17");
+    Path sys = fixture.sysfs();
+    flatten(sys.resolve("dev/block/254:0"), "254:0", null);
+    flatten(sys.resolve("dev/block/254:17"), "254:17", "1");
+    Path vdb1 = flatten(sys.resolve("class/block/vdb1"), "254:17", "1");
+    DiskResolver resolver = fixture.resolver();
+
+    assertThat(lines(resolver.forDevice(new DeviceId(254, 0)))).containsExactly("254:0 vda");
+    assertThatThrownBy(() -> resolver.forDevice(new DeviceId(254, 17)))
+        .isInstanceOfSatisfying(
+            DeviceTreeException.class, e -> assertThat(e.file()).isEqualTo(vdb1))
+        .hasMessage(
+            "the partition "
+                + vdb1
+                + " does not sit inside its disk's sysfs directory, so its disk is unknown");
+  }
+
+  private static Path flatten(Path link, String majMin, String partition) throws IOException {
     Files.delete(link);
     Files.createDirectories(link);
-    Files.writeString(link.resolve("dev"), "254:17\n");
-    Files.writeString(link.resolve("partition"), "1\n");
-    Path flattened = link.toRealPath();
-
-    assertThatThrownBy(() -> fixture.resolver().forDevice(new DeviceId(254, 17)))
-        .isInstanceOfSatisfying(
-            DeviceTreeException.class, e -> assertThat(e.file()).isEqualTo(flattened))
-        .hasMessageEndingWith(
-            " does not sit inside its disk's sysfs directory, so its disk is unknown");
+    Files.writeString(link.resolve("dev"), majMin + "\n");
+    if (partition != null) {
+      Files.writeString(link.resolve("partition"), partition + "\n");
+    }
+    return link.toRealPath();
   }
 
   @Test

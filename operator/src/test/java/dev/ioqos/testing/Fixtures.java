@@ -37,6 +37,12 @@ public final class Fixtures {
           }
         }
       }
+      Path tree = source.resolve("tree.txt");
+      if (Files.isRegularFile(tree)) {
+        // Maven's resource copy turns symlinks into directories: sysfs is built from a manifest.
+        dev.ioqos.device.DeviceFixture.expand(
+            Files.readAllLines(tree), target.resolve("sys"), target.resolve("dev"));
+      }
       return target;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
