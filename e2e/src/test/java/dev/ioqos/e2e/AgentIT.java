@@ -55,6 +55,20 @@ class AgentIT extends AgentTestSupport {
   }
 
   @Test
+  void driftBehindTheAgentsBackIsRepairedOnResync() throws Exception {
+    policy("drift", "");
+    startAgent();
+    Pod app = pod("app", "low", nodeName);
+    node.createPod(uid(app), QosClass.BURSTABLE);
+    awaitCap(app, LOW_CAP);
+
+    // Someone lifts the cap by hand; the resync (2 s here) puts it back.
+    Files.writeString(node.podDir(uid(app), QosClass.BURSTABLE).resolve("io.max"), NO_CAP + "\n");
+
+    awaitCap(app, LOW_CAP);
+  }
+
+  @Test
   void podBeforePolicyIsAppliedWhenThePolicyArrives() {
     startAgent();
     Pod backup = pod("backup", "low", nodeName);

@@ -7,6 +7,10 @@ import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
 import dev.ioqos.api.v1alpha1.KernelStatus;
 import dev.ioqos.api.v1alpha1.PodCounts;
 import dev.ioqos.api.v1alpha1.PodFailure;
+import dev.ioqos.api.v1alpha1.PolicyPodCounts;
+import dev.ioqos.core.policy.PodDecision;
+import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.probe.DiskCapability;
 import dev.ioqos.probe.NodeCapabilities;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -21,6 +25,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +39,38 @@ import org.slf4j.LoggerFactory;
 public final class NodeStateReporter {
   private static final Logger LOG = LoggerFactory.getLogger(NodeStateReporter.class);
 
-  /** The last result for one managed pod. */
+  /**
+   * The last result for one managed pod: the policy that governs it (null when none could be
+   * chosen, e.g. an invalid pod) and every policy tied with it at the top priority (empty when the
+   * choice was clear).
+   */
   public record PodResult(
-      String namespace, String name, boolean applied, String reason, String message) {}
+      String namespace,
+      String name,
+      String policy,
+      boolean applied,
+      String reason,
+      String message,
+      List<String> conflictingPolicies) {
+    public PodResult {
+      conflictingPolicies =
+          conflictingPolicies == null ? List.of() : List.copyOf(conflictingPolicies);
+    }
+
+    /** The result of a pod the decision governs; reason and message only for a failure. */
+    public static PodResult of(
+        PodFacts pod, PodDecision decision, boolean applied, String reason, String message) {
+      boolean managed = decision.managed();
+      return new PodResult(
+          pod.namespace(),
+          pod.name(),
+          managed ? decision.policy().map(PolicyRules::name).orElse(null) : null,
+          applied,
+          reason,
+          message,
+          managed ? decision.conflictingPolicies() : List.of());
+    }
+  }
 
   private final KubernetesClient client;
   private final String nodeName;
@@ -126,10 +162,55 @@ public final class NodeStateReporter {
     counts.setFailed(pods.size() - applied);
     counts.setFailures(failures.isEmpty() ? null : failures);
     status.setPods(counts);
+    status.setPolicies(policies(pods.values()));
     List<Condition> sorted = new ArrayList<>(conditions.values());
     sorted.sort(java.util.Comparator.comparing(Condition::getType));
     status.setConditions(sorted);
     return status;
+  }
+
+  /**
+   * Per policy: the pods it governs and how they fared, and the pods on which it tied with other
+   * policies (listed for the winner and the losers alike, so that every tied policy can report the
+   * conflict). Sorted by name, cut at {@link IoNodeStateStatus#MAX_POLICIES}; null when empty.
+   */
+  static List<PolicyPodCounts> policies(java.util.Collection<PodResult> results) {
+    Map<String, PolicyPodCounts> byName = new TreeMap<>();
+    Map<String, SortedSet<String>> tiedWith = new TreeMap<>();
+    for (PodResult result : results) {
+      if (result.policy() != null) {
+        PolicyPodCounts counts = byName.computeIfAbsent(result.policy(), NodeStateReporter::empty);
+        counts.setManaged(counts.getManaged() + 1);
+        if (result.applied()) {
+          counts.setApplied(counts.getApplied() + 1);
+        } else {
+          counts.setFailed(counts.getFailed() + 1);
+        }
+      }
+      for (String tied : result.conflictingPolicies()) {
+        PolicyPodCounts counts = byName.computeIfAbsent(tied, NodeStateReporter::empty);
+        counts.setConflicts(counts.getConflicts() == null ? 1 : counts.getConflicts() + 1);
+        SortedSet<String> others = tiedWith.computeIfAbsent(tied, k -> new TreeSet<>());
+        for (String other : result.conflictingPolicies()) {
+          if (!other.equals(tied)) {
+            others.add(other);
+          }
+        }
+      }
+    }
+    tiedWith.forEach(
+        (name, others) ->
+            byName
+                .get(name)
+                .setConflictingPolicies(
+                    others.stream().limit(PolicyPodCounts.MAX_CONFLICTING_POLICIES).toList()));
+    List<PolicyPodCounts> list =
+        byName.values().stream().limit(IoNodeStateStatus.MAX_POLICIES).toList();
+    return list.isEmpty() ? null : new ArrayList<>(list);
+  }
+
+  private static PolicyPodCounts empty(String name) {
+    return new PolicyPodCounts(name, 0, 0, 0);
   }
 
   /** Writes the IoNodeState when its status differs from the last one written. */

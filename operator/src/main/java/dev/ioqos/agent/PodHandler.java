@@ -57,7 +57,14 @@ public final class PodHandler {
       cgroupPath = engine.podPath(pod);
     } catch (IllegalArgumentException e) {
       // A pod UID that is not a UUID: never build a path from it.
-      report(pod, EventReporter.Type.Warning, "InvalidPod", e.getMessage(), false, "InvalidPod");
+      report(
+          pod,
+          decision,
+          EventReporter.Type.Warning,
+          "InvalidPod",
+          e.getMessage(),
+          false,
+          "InvalidPod");
       return Optional.empty();
     }
     Optional<CgroupTree> tree = engine.tree();
@@ -65,6 +72,7 @@ public final class PodHandler {
       if (decision.managed()) {
         report(
             pod,
+            decision,
             EventReporter.Type.Warning,
             "NodeNotReady",
             engine.layoutProblem(),
@@ -112,9 +120,7 @@ public final class PodHandler {
               + " would write: "
               + (would.isEmpty() ? "nothing" : would)
               + skippedText(desired.skipped()));
-      nodeState.record(
-          pod.uid(),
-          new NodeStateReporter.PodResult(pod.namespace(), pod.name(), true, null, null));
+      nodeState.record(pod.uid(), NodeStateReporter.PodResult.of(pod, decision, true, null, null));
       return Optional.empty();
     }
     try {
@@ -124,6 +130,7 @@ public final class PodHandler {
         CgroupFailure cause = outcome.failures().get(0).failure();
         report(
             pod,
+            decision,
             EventReporter.Type.Warning,
             "ApplyFailed",
             "policy " + policy.name() + " tier " + tier + ": " + outcome.summary(),
@@ -151,12 +158,11 @@ public final class PodHandler {
                   + String.join("; ", disks.problems()));
         }
         nodeState.record(
-            pod.uid(),
-            new NodeStateReporter.PodResult(pod.namespace(), pod.name(), true, null, null));
+            pod.uid(), NodeStateReporter.PodResult.of(pod, decision, true, null, null));
       }
       return Optional.empty();
     } catch (CgroupIoException e) {
-      return cgroupUnreachable(pod, target, e);
+      return cgroupUnreachable(pod, decision, target, e);
     }
   }
 
@@ -197,7 +203,7 @@ public final class PodHandler {
   }
 
   private Optional<Duration> cgroupUnreachable(
-      PodFacts pod, PodTarget target, CgroupIoException e) {
+      PodFacts pod, PodDecision decision, PodTarget target, CgroupIoException e) {
     if (e.failure() == CgroupFailure.CGROUP_GONE) {
       // kubelet creates the pod cgroup shortly after the pod is bound; look again soon.
       Duration retry = backoff.next(pod.uid());
@@ -208,16 +214,13 @@ public final class PodHandler {
           retry);
       nodeState.record(
           pod.uid(),
-          new NodeStateReporter.PodResult(
-              pod.namespace(),
-              pod.name(),
-              false,
-              "CgroupMissing",
-              "waiting for cgroup " + target.cgroupPath()));
+          NodeStateReporter.PodResult.of(
+              pod, decision, false, "CgroupMissing", "waiting for cgroup " + target.cgroupPath()));
       return Optional.of(retry);
     }
     report(
         pod,
+        decision,
         EventReporter.Type.Warning,
         "ApplyFailed",
         e.getMessage(),
@@ -236,6 +239,7 @@ public final class PodHandler {
 
   private void report(
       PodFacts pod,
+      PodDecision decision,
       EventReporter.Type type,
       String reason,
       String message,
@@ -244,9 +248,7 @@ public final class PodHandler {
     PodTarget target = new PodTarget(pod.uid(), pod.namespace(), pod.name(), "");
     events.post(target, type, reason, message == null ? reason : message);
     nodeState.record(
-        pod.uid(),
-        new NodeStateReporter.PodResult(
-            pod.namespace(), pod.name(), applied, failureReason, message));
+        pod.uid(), NodeStateReporter.PodResult.of(pod, decision, applied, failureReason, message));
   }
 
   static String reasonOf(CgroupFailure failure) {

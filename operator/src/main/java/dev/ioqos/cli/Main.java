@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
     description = "Disk I/O quality of service for Kubernetes pods on cgroup v2.",
     subcommands = {
       RunCommand.class,
+      AggregateCommand.class,
       ExplainCommand.class,
       PathCommand.class,
       DeviceCommand.class,

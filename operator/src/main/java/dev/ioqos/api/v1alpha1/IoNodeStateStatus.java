@@ -15,6 +15,9 @@ public class IoNodeStateStatus {
   /** At most this many conditions. */
   public static final int MAX_CONDITIONS = 16;
 
+  /** At most this many policies are listed, the first by name. */
+  public static final int MAX_POLICIES = 256;
+
   @JsonPropertyDescription("How cgroups are mounted and where the pods' cgroups live.")
   private CgroupStatus cgroup;
 
@@ -27,6 +30,12 @@ public class IoNodeStateStatus {
 
   @JsonPropertyDescription("Pod counts and the first failures.")
   private PodCounts pods;
+
+  @JsonPropertyDescription(
+      "Per IoPolicy governing or tied on pods of this node: pod counts and conflicts, sorted by"
+          + " name, at most 256. The aggregate controller folds these into IoPolicy status.")
+  @Size(max = MAX_POLICIES)
+  private List<PolicyPodCounts> policies;
 
   @Size(max = MAX_CONDITIONS)
   private List<Condition> conditions;
@@ -61,6 +70,14 @@ public class IoNodeStateStatus {
 
   public void setPods(PodCounts pods) {
     this.pods = pods;
+  }
+
+  public List<PolicyPodCounts> getPolicies() {
+    return policies;
+  }
+
+  public void setPolicies(List<PolicyPodCounts> policies) {
+    this.policies = policies;
   }
 
   public List<Condition> getConditions() {

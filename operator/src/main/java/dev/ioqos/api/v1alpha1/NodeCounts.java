@@ -4,18 +4,22 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Min;
 
-/** How many nodes an IoPolicy selects, and on how many it applied or failed. */
+/**
+ * On how many nodes an IoPolicy governs pods, and on how many of them it applied or failed; folded
+ * from the IoNodeStates by {@code ioqos aggregate}.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class NodeCounts {
-  @JsonPropertyDescription("Nodes the nodeSelector matches.")
+  @JsonPropertyDescription(
+      "Nodes whose agent reports at least one pod this policy governs (from their IoNodeStates).")
   @Min(0)
   private Integer selected;
 
-  @JsonPropertyDescription("Nodes where every selected pod has the policy's values.")
+  @JsonPropertyDescription("Of those, nodes where every such pod has the policy's values.")
   @Min(0)
   private Integer applied;
 
-  @JsonPropertyDescription("Nodes that report at least one pod failure for this policy.")
+  @JsonPropertyDescription("Of those, nodes that report at least one such pod failed.")
   @Min(0)
   private Integer failed;
 
