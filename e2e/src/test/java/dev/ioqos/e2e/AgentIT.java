@@ -254,5 +254,12 @@ class AgentIT extends AgentTestSupport {
     assertThat(state.getStatus().getPods().getFailures())
         .singleElement()
         .satisfies(f -> assertThat(f.getName()).isEqualTo("broken"));
+    assertThat(state.getStatus().getConditions())
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("PodsApplied");
+              assertThat(c.getStatus()).isEqualTo("False");
+              assertThat(c.getMessage()).contains(namespace + "/broken");
+            });
   }
 }

@@ -163,6 +163,23 @@ public final class NodeStateReporter {
     counts.setFailures(failures.isEmpty() ? null : failures);
     status.setPods(counts);
     status.setPolicies(policies(pods.values()));
+    // A kernel refusal on any pod shows on the node too, not only as that pod's Event.
+    int failed = pods.size() - applied;
+    condition(
+        "PodsApplied",
+        failed == 0,
+        failed == 0 ? "AllApplied" : "SomeFailed",
+        failed == 0
+            ? "every managed pod holds its tier's values"
+            : failed
+                + " of "
+                + pods.size()
+                + " managed pods failed, first: "
+                + failures.get(0).getNamespace()
+                + "/"
+                + failures.get(0).getName()
+                + ": "
+                + failures.get(0).getReason());
     List<Condition> sorted = new ArrayList<>(conditions.values());
     sorted.sort(java.util.Comparator.comparing(Condition::getType));
     status.setConditions(sorted);
