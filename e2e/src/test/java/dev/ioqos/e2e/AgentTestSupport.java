@@ -11,18 +11,15 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,29 +45,7 @@ abstract class AgentTestSupport {
   @BeforeAll
   static void installCrds() throws Exception {
     client = TestCluster.get().newClient();
-    Path crds = Path.of(System.getProperty("user.dir")).resolve("../crds").normalize();
-    try (Stream<Path> files = Files.list(crds)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".yml")).toList()) {
-        CustomResourceDefinition crd =
-            client.apiextensions().v1().customResourceDefinitions().load(file.toFile()).item();
-        client.resource(crd).forceConflicts().serverSideApply();
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .withName(crd.getMetadata().getName())
-            .waitUntilCondition(
-                c ->
-                    c.getStatus() != null
-                        && c.getStatus().getConditions().stream()
-                            .anyMatch(
-                                x ->
-                                    x.getType().equals("Established")
-                                        && x.getStatus().equals("True")),
-                30,
-                TimeUnit.SECONDS);
-      }
-    }
+    Crds.installIoqos(client);
   }
 
   @BeforeEach

@@ -18,12 +18,10 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -32,7 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -66,29 +63,7 @@ class AggregatorIT {
   @BeforeAll
   static void installCrds() throws Exception {
     client = TestCluster.get().newClient();
-    Path crds = Path.of(System.getProperty("user.dir")).resolve("../crds").normalize();
-    try (Stream<Path> files = Files.list(crds)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".yml")).toList()) {
-        CustomResourceDefinition crd =
-            client.apiextensions().v1().customResourceDefinitions().load(file.toFile()).item();
-        client.resource(crd).forceConflicts().serverSideApply();
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .withName(crd.getMetadata().getName())
-            .waitUntilCondition(
-                c ->
-                    c.getStatus() != null
-                        && c.getStatus().getConditions().stream()
-                            .anyMatch(
-                                x ->
-                                    x.getType().equals("Established")
-                                        && x.getStatus().equals("True")),
-                30,
-                TimeUnit.SECONDS);
-      }
-    }
+    Crds.installIoqos(client);
     client
         .resource(
             new NamespaceBuilder()

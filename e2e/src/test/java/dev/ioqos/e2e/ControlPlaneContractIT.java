@@ -26,7 +26,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,30 +68,8 @@ class ControlPlaneContractIT {
   }
 
   static CustomResourceDefinition installGauges() {
-    try (InputStream yaml =
-        ControlPlaneContractIT.class.getResourceAsStream("/contract/gauges-crd.yaml")) {
-      CustomResourceDefinition crd =
-          client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
-      client.resource(crd).serverSideApply();
-      return client
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .withName(crd.getMetadata().getName())
-          .waitUntilCondition(
-              c ->
-                  c != null
-                      && c.getStatus() != null
-                      && c.getStatus().getConditions().stream()
-                          .anyMatch(
-                              cond ->
-                                  cond.getType().equals("Established")
-                                      && cond.getStatus().equals("True")),
-              30,
-              TimeUnit.SECONDS);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return Crds.install(
+        client, ControlPlaneContractIT.class.getResourceAsStream("/contract/gauges-crd.yaml"));
   }
 
   static final ResourceDefinitionContext GAUGES =

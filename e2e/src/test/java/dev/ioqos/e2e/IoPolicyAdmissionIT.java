@@ -17,11 +17,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -76,36 +72,11 @@ class IoPolicyAdmissionIT {
 
   /** The repository's {@code crds/} folder; failsafe runs in {@code e2e/}. */
   static Path crdDir() {
-    String base =
-        Optional.ofNullable(System.getProperty("basedir")).orElse(System.getProperty("user.dir"));
-    return Path.of(base).resolve("../crds").toAbsolutePath().normalize();
+    return Crds.directory();
   }
 
   static CustomResourceDefinition install(String file) {
-    Path path = crdDir().resolve(file);
-    CustomResourceDefinition crd;
-    try (InputStream yaml = Files.newInputStream(path)) {
-      crd = client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + path, e);
-    }
-    client.resource(crd).fieldManager("ioqos-e2e").forceConflicts().serverSideApply();
-    return client
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName(crd.getMetadata().getName())
-        .waitUntilCondition(
-            c ->
-                c != null
-                    && c.getStatus() != null
-                    && c.getStatus().getConditions().stream()
-                        .anyMatch(
-                            cond ->
-                                cond.getType().equals("Established")
-                                    && cond.getStatus().equals("True")),
-            30,
-            TimeUnit.SECONDS);
+    return Crds.install(client, crdDir().resolve(file));
   }
 
   /** An IoPolicy document named {@code name} whose spec is {@code specYaml}. */
