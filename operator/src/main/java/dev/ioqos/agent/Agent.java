@@ -3,12 +3,15 @@ package dev.ioqos.agent;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.IocostSwitch;
+import dev.ioqos.metrics.AgentMetrics;
+import dev.ioqos.metrics.AppliedValues;
 import dev.ioqos.probe.DiskCapability;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,6 +39,7 @@ public final class Agent implements AutoCloseable {
   private final PodHandler handler;
   private final Operator operator;
   private final PodReconciler reconciler;
+  private final AgentMetrics metrics;
   private final ScheduledExecutorService periodic =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -50,6 +54,17 @@ public final class Agent implements AutoCloseable {
     this.config = config;
     this.engine = new NodeEngine(config.node());
     this.ledger = Ledger.open(config.stateDir());
+    this.metrics =
+        new AgentMetrics(
+            engine::capabilities,
+            engine::tree,
+            uid ->
+                ledger
+                    .get(uid)
+                    .map(e -> new AppliedValues(e.weight(), e.bfqWeight(), e.limits()))
+                    .orElse(AppliedValues.NONE),
+            config.node().sysfs(),
+            config.node().procfs());
     Clock clock = Clock.systemUTC();
     EventReporter events =
         new EventReporter(client, config.nodeName(), Duration.ofMinutes(10), clock);
@@ -62,9 +77,15 @@ public final class Agent implements AutoCloseable {
             events,
             nodeState,
             new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)),
-            config.dryRun());
+            config.dryRun(),
+            metrics);
     this.reconciler = new PodReconciler(handler, nodeLabels, new PolicyValidity());
-    this.operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
+    this.operator =
+        new Operator(
+            o ->
+                o.withKubernetesClient(client)
+                    .withCloseClientOnStop(false)
+                    .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(metrics.registry())));
     ControllerConfiguration<Pod> base =
         ControllerConfigurationOverrider.override(
                 operator.getConfigurationService().getConfigurationFor(reconciler))
@@ -92,6 +113,16 @@ public final class Agent implements AutoCloseable {
 
   public boolean started() {
     return started;
+  }
+
+  /** Ready for /readyz: the informers synced (start returned) and the node was probed. */
+  public boolean ready() {
+    return started && engine.capabilities() != null;
+  }
+
+  /** The agent's meters, served by a {@link dev.ioqos.metrics.MetricsServer}. */
+  public AgentMetrics metrics() {
+    return metrics;
   }
 
   public NodeEngine engine() {
@@ -126,6 +157,12 @@ public final class Agent implements AutoCloseable {
         LOG.info(
             "forgetting pod {}/{}: it is no longer on this node", entry.namespace(), entry.name());
         handler.forget(entry.uid());
+      }
+    }
+    for (String uid : metrics.pods().tracked()) {
+      if (!present.contains(uid)) {
+        // Pods ioqos never wrote to (dry run) have no ledger entry: their series go here.
+        metrics.pods().forget(uid);
       }
     }
   }
@@ -220,5 +257,6 @@ public final class Agent implements AutoCloseable {
     closed = true;
     periodic.shutdownNow();
     operator.stop();
+    metrics.close();
   }
 }

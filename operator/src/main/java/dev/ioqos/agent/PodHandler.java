@@ -11,6 +11,9 @@ import dev.ioqos.core.policy.PolicyResolver;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.core.policy.TierWarning;
+import dev.ioqos.metrics.AgentMetrics;
+import dev.ioqos.metrics.ApplyMetrics;
+import dev.ioqos.metrics.TierState;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -33,6 +36,7 @@ public final class PodHandler {
   private final NodeStateReporter nodeState;
   private final Backoff backoff;
   private final boolean dryRun;
+  private final AgentMetrics metrics;
 
   public PodHandler(
       NodeEngine engine,
@@ -40,13 +44,15 @@ public final class PodHandler {
       EventReporter events,
       NodeStateReporter nodeState,
       Backoff backoff,
-      boolean dryRun) {
+      boolean dryRun,
+      AgentMetrics metrics) {
     this.engine = engine;
     this.ledger = ledger;
     this.events = events;
     this.nodeState = nodeState;
     this.backoff = backoff;
     this.dryRun = dryRun;
+    this.metrics = metrics;
   }
 
   /** Handles one pod; the result says when to retry early, if at all. */
@@ -120,12 +126,31 @@ public final class PodHandler {
               + " would write: "
               + (would.isEmpty() ? "nothing" : would)
               + skippedText(desired.skipped()));
+      metrics
+          .pods()
+          .managed(
+              pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), TierState.DRY_RUN);
       nodeState.record(pod.uid(), NodeStateReporter.PodResult.of(pod, decision, true, null, null));
       return Optional.empty();
     }
     try {
-      ApplyOutcome outcome = applier.apply(target, policy.name(), tier, desired);
+      ApplyOutcome outcome =
+          metrics
+              .apply()
+              .time(
+                  ApplyMetrics.Operation.APPLY,
+                  () -> applier.apply(target, policy.name(), tier, desired),
+                  ApplyOutcome::failed);
       backoff.reset(pod.uid());
+      metrics
+          .pods()
+          .managed(
+              pod.uid(),
+              pod.namespace(),
+              pod.name(),
+              tier,
+              target.cgroupPath(),
+              outcome.failed() ? TierState.FAILED : TierState.APPLIED);
       if (outcome.failed()) {
         CgroupFailure cause = outcome.failures().get(0).failure();
         report(
@@ -168,6 +193,7 @@ public final class PodHandler {
 
   private Optional<Duration> revertIfWritten(PodFacts pod, PodTarget target, PodApplier applier) {
     nodeState.forget(pod.uid());
+    metrics.pods().forget(pod.uid());
     Optional<LedgerEntry> written = ledger.get(pod.uid());
     if (written.isEmpty()) {
       return Optional.empty();
@@ -181,7 +207,13 @@ public final class PodHandler {
       return Optional.empty();
     }
     try {
-      ApplyOutcome outcome = applier.revert(written.get());
+      ApplyOutcome outcome =
+          metrics
+              .apply()
+              .time(
+                  ApplyMetrics.Operation.REVERT,
+                  () -> applier.revert(written.get()),
+                  ApplyOutcome::failed);
       if (outcome.failed()) {
         events.post(target, EventReporter.Type.Warning, "RevertFailed", outcome.summary());
       } else {
@@ -218,6 +250,11 @@ public final class PodHandler {
               pod, decision, false, "CgroupMissing", "waiting for cgroup " + target.cgroupPath()));
       return Optional.of(retry);
     }
+    String tier = decision.tier().get().name();
+    metrics
+        .pods()
+        .managed(
+            pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), TierState.FAILED);
     report(
         pod,
         decision,
@@ -233,6 +270,7 @@ public final class PodHandler {
   public void forget(String uid) {
     ledger.remove(uid);
     nodeState.forget(uid);
+    metrics.pods().forget(uid);
     events.forget(uid);
     backoff.reset(uid);
   }

@@ -3,8 +3,11 @@ package dev.ioqos.cli;
 import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
 import dev.ioqos.agent.NodeConfig;
+import dev.ioqos.metrics.MetricsServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -55,8 +58,20 @@ final class RunCommand implements Callable<Integer> {
           "how often every pod is checked again for drift, ISO-8601 (default: ${DEFAULT-VALUE})")
   Duration resync;
 
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "8080",
+      description =
+          "port of /metrics, /healthz and /readyz on all interfaces; 0 turns the endpoint off"
+              + " (default: ${DEFAULT-VALUE})")
+  int metricsPort;
+
   @Override
   public Integer call() throws Exception {
+    if (metricsPort < 0 || metricsPort > 65_535) {
+      throw new IllegalArgumentException(
+          "--metrics-port must be a port number (1..65535) or 0 for none, not " + metricsPort);
+    }
     AgentConfig config =
         new AgentConfig(
             nodeName,
@@ -74,11 +89,15 @@ final class RunCommand implements Callable<Integer> {
             enableIocost);
     KubernetesClient client = new KubernetesClientBuilder().build();
     CountDownLatch stopped = new CountDownLatch(1);
-    try (Agent agent = new Agent(config, client)) {
+    try (Agent agent = new Agent(config, client);
+        MetricsServer metrics = metricsServer(agent)) {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
+                    if (metrics != null) {
+                      metrics.close();
+                    }
                     agent.close();
                     stopped.countDown();
                   },
@@ -89,5 +108,18 @@ final class RunCommand implements Callable<Integer> {
       client.close();
     }
     return 0;
+  }
+
+  /** Started before the informers sync, so that /healthz answers and /readyz says 503 meanwhile. */
+  private MetricsServer metricsServer(Agent agent) throws IOException {
+    if (metricsPort == 0) {
+      return null;
+    }
+    try {
+      return MetricsServer.start(new InetSocketAddress(metricsPort), agent.metrics(), agent::ready);
+    } catch (IOException e) {
+      throw new IOException(
+          "cannot serve metrics on port " + metricsPort + ": " + e.getMessage(), e);
+    }
   }
 }

@@ -1,0 +1,244 @@
+package dev.ioqos.bench;
+
+import dev.ioqos.cgroup.CgroupFiles;
+import dev.ioqos.cgroup.CgroupIoException;
+import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.core.CgroupDriver;
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoPressure;
+import dev.ioqos.core.IoStat;
+import dev.ioqos.core.PodCgroupLayout;
+import dev.ioqos.core.PodUid;
+import dev.ioqos.core.QosClass;
+import dev.ioqos.metrics.AgentMetrics;
+import dev.ioqos.metrics.AppliedValues;
+import dev.ioqos.metrics.TierState;
+import dev.ioqos.probe.CgroupVersion;
+import dev.ioqos.probe.DiskCapability;
+import dev.ioqos.probe.KubepodsCapability;
+import dev.ioqos.probe.NodeCapabilities;
+import dev.ioqos.probe.WeightMechanism;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One scrape of the agent's metrics for 250 pods x 2 disks on a fixture cgroup tree (files in a
+ * temp directory shaped like a kubelet node with the systemd driver), against the bare cost of
+ * reading the same files (each pod's io.stat and io.pressure, and /proc/pressure/io) and against
+ * reading and parsing them. Every scrape reads every file afresh: the benchmark's clock moves past
+ * the snapshot age before each one.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(1)
+public class ScrapeBenchmark {
+  static final int PODS = 250;
+  static final PodCgroupLayout LAYOUT = PodCgroupLayout.of(CgroupDriver.SYSTEMD, "/");
+  static final DeviceId VDA = new DeviceId(254, 0);
+  static final DeviceId VDB = new DeviceId(254, 16);
+
+  private Path root;
+  private final AtomicLong nanos = new AtomicLong();
+  private AgentMetrics metrics;
+  private final List<Path> files = new ArrayList<>();
+  private final ByteBuffer buffer = ByteBuffer.allocateDirect(8192);
+  private final CgroupFiles cgroupFiles = new CgroupFiles();
+  private final CountingStream sink = new CountingStream();
+
+  @Setup(Level.Trial)
+  public void buildTree() throws IOException {
+    root = Files.createTempDirectory("ioqos-bench");
+    Path cgroupfs = root.resolve("cgroup");
+    Path procfs = root.resolve("proc");
+    Files.createDirectories(procfs.resolve("pressure"));
+    Path nodePressure =
+        Files.writeString(
+            procfs.resolve("pressure/io"),
+            "some avg10=1.44 avg60=0.26 avg300=0.05 total=187487\n"
+                + "full avg10=1.44 avg60=0.26 avg300=0.05 total=185599\n");
+    files.add(nodePressure);
+    NodeCapabilities capabilities =
+        new NodeCapabilities(
+            CgroupVersion.V2,
+            true,
+            new KubepodsCapability(CgroupDriver.SYSTEMD, LAYOUT.kubepodsPath(), true),
+            true,
+            false,
+            true,
+            "6.12.118+deb13-amd64",
+            List.of(
+                new DiskCapability("vda", VDA, "none", false, false, WeightMechanism.NONE),
+                new DiskCapability("vdb", VDB, "bfq", true, false, WeightMechanism.BFQ)));
+    AppliedValues low =
+        new AppliedValues(null, 10, Map.of("254:16", Map.of("wbps", 20_971_520L, "wiops", 200L)));
+    metrics =
+        new AgentMetrics(
+            () -> capabilities,
+            () -> Optional.of(new CgroupTree(cgroupfs, LAYOUT.kubepodsPath())),
+            uid -> low,
+            root.resolve("sys"),
+            procfs,
+            Duration.ofMillis(500),
+            nanos::get,
+            false);
+    for (int i = 0; i < PODS; i++) {
+      String uid = String.format("%08x-0000-4000-8000-%012x", i, i);
+      String path = LAYOUT.podPath(QosClass.BURSTABLE, PodUid.of(uid));
+      Path dir = cgroupfs.resolve(path.substring(1));
+      Files.createDirectories(dir);
+      files.add(
+          Files.writeString(
+              dir.resolve("io.stat"),
+              "254:0 rbytes="
+                  + (1_048_576L * i)
+                  + " wbytes="
+                  + (20_971_520L + i)
+                  + " rios="
+                  + (256 + i)
+                  + " wios=5120 dbytes=0 dios=0\n"
+                  + "254:16 rbytes=73728 wbytes="
+                  + (4_096L * i)
+                  + " rios=18 wios="
+                  + i
+                  + " dbytes=0 dios=0\n"));
+      files.add(
+          Files.writeString(
+              dir.resolve("io.pressure"),
+              "some avg10=22.40 avg60=4.29 avg300=0.94 total="
+                  + (4_480_927L + i)
+                  + "\nfull avg10=22.40 avg60=4.29 avg300=0.94 total="
+                  + (4_480_000L + i)
+                  + "\n"));
+      metrics
+          .pods()
+          .managed(
+              uid,
+              "ns-" + (i % 10),
+              "pod-" + i,
+              i % 2 == 0 ? "high" : "low",
+              path,
+              TierState.APPLIED);
+    }
+    if (!exposition().contains("pod=\"pod-249\"")) {
+      throw new IllegalStateException("the scrape lacks the fixture's pods");
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void removeTree() throws IOException {
+    metrics.close();
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+
+  /** One scrape as /metrics serves it: read every pod's files, render the text format. */
+  @Benchmark
+  public long scrape() throws IOException {
+    nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+    sink.reset();
+    metrics.scrape(sink);
+    return sink.count;
+  }
+
+  /** Rendering alone: a scrape within the snapshot age reads no file. */
+  @Benchmark
+  public long renderOnly() throws IOException {
+    sink.reset();
+    metrics.scrape(sink);
+    return sink.count;
+  }
+
+  /** The floor: open, read to EOF and close the same 501 files, nothing else. */
+  @Benchmark
+  public long bareRead() throws IOException {
+    long total = 0;
+    for (Path file : files) {
+      try (FileChannel channel =
+          FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        int read;
+        while ((read = channel.read(buffer)) >= 0) {
+          total += read;
+          buffer.clear();
+        }
+      }
+    }
+    return total;
+  }
+
+  /** Reading through the agent's reader and parsing with its parsers, without meters. */
+  @Benchmark
+  public long readAndParse() throws CgroupIoException {
+    long total = 0;
+    for (Path file : files) {
+      String text = cgroupFiles.readPath(file);
+      if (file.getFileName().toString().equals("io.stat")) {
+        total += IoStat.parse(text).size();
+      } else {
+        total += IoPressure.parse(file.toString(), text).some().totalMicros();
+      }
+    }
+    return total;
+  }
+
+  int fileCount() {
+    return files.size();
+  }
+
+  /** The exposition of one scrape, for the summary and the sanity check. */
+  String exposition() {
+    nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+    return metrics.scrape();
+  }
+
+  /** Counts the bytes of a scrape without keeping them. */
+  static final class CountingStream extends OutputStream {
+    long count;
+
+    void reset() {
+      count = 0;
+    }
+
+    @Override
+    public void write(int b) {
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      count += len;
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.ioqos.metrics;
+
+import dev.ioqos.cgroup.CgroupFiles;
+import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.probe.NodeCapabilities;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The agent's one meter registry and its binders: per-pod I/O ({@link PodIoMetrics}), applies
+ * ({@link ApplyMetrics}), the node ({@link NodeMetrics}) and the JVM's own. {@link #scrape} reads
+ * the pods' files once and renders the Prometheus text format.
+ */
+public final class AgentMetrics implements AutoCloseable {
+  /** The Prometheus text exposition format, version 0.0.4. */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  static final String READ_DURATION = "ioqos.metrics.read.duration";
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PodIoMetrics pods;
+  private final ApplyMetrics apply = new ApplyMetrics();
+  private final JvmGcMetrics gc = new JvmGcMetrics();
+  private final Timer readDuration;
+
+  /** The agent's metrics with the default snapshot age and the system clock. */
+  public AgentMetrics(
+      Supplier<NodeCapabilities> capabilities,
+      Supplier<Optional<CgroupTree>> tree,
+      Function<String, AppliedValues> applied,
+      Path sysfs,
+      Path procfs) {
+    this(
+        capabilities,
+        tree,
+        applied,
+        sysfs,
+        procfs,
+        PodIoMetrics.DEFAULT_MAX_AGE,
+        System::nanoTime,
+        true);
+  }
+
+  /**
+   * @param maxAge how old a snapshot of a pod's (and the node's) files may be when scraped
+   * @param nanoClock {@link System#nanoTime()} outside tests and benchmarks
+   * @param jvm whether to add the JVM and process meters
+   */
+  public AgentMetrics(
+      Supplier<NodeCapabilities> capabilities,
+      Supplier<Optional<CgroupTree>> tree,
+      Function<String, AppliedValues> applied,
+      Path sysfs,
+      Path procfs,
+      Duration maxAge,
+      LongSupplier nanoClock,
+      boolean jvm) {
+    registry.config().meterFilter(new ExpositionHygiene());
+    CgroupFiles files = new CgroupFiles();
+    this.pods =
+        new PodIoMetrics(
+            files,
+            tree,
+            new DeviceNames(capabilities, sysfs),
+            applied,
+            () -> {
+              NodeCapabilities caps = capabilities.get();
+              return caps != null && caps.psi();
+            },
+            maxAge,
+            nanoClock);
+    pods.bindTo(registry);
+    apply.bindTo(registry);
+    new NodeMetrics(capabilities, files, procfs, maxAge, nanoClock).bindTo(registry);
+    if (jvm) {
+      new JvmMemoryMetrics().bindTo(registry);
+      gc.bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
+      new ProcessorMetrics().bindTo(registry);
+      processCpu(registry);
+      new UptimeMetrics().bindTo(registry);
+      new FileDescriptorMetrics().bindTo(registry);
+    }
+    this.readDuration =
+        Timer.builder(READ_DURATION)
+            .description(
+                "Time to read io.stat and io.pressure of every managed pod before a scrape")
+            .register(registry);
+  }
+
+  /** The agent's CPU time, as Prometheus's client libraries name it. */
+  private static void processCpu(MeterRegistry registry) {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      FunctionCounter.builder("process.cpu", os, bean -> bean.getProcessCpuTime() / 1_000_000_000.0)
+          .description("CPU time the agent's process used, user and system")
+          .baseUnit("seconds")
+          .register(registry);
+    }
+  }
+
+  /** The registry, for JOSDK's metrics and for tests. */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public PodIoMetrics pods() {
+    return pods;
+  }
+
+  public ApplyMetrics apply() {
+    return apply;
+  }
+
+  /** Reads the pods' files (at most once per snapshot age) and writes the exposition. */
+  public void scrape(OutputStream out) throws IOException {
+    readDuration.record(pods::refresh);
+    registry.scrape(out, CONTENT_TYPE);
+  }
+
+  /** {@link #scrape(OutputStream)} as a string. */
+  public String scrape() {
+    readDuration.record(pods::refresh);
+    return registry.scrape(CONTENT_TYPE);
+  }
+
+  @Override
+  public void close() {
+    gc.close();
+    registry.close();
+  }
+}

@@ -1,0 +1,111 @@
+package dev.ioqos.metrics;
+
+import dev.ioqos.cgroup.CgroupFailure;
+import dev.ioqos.cgroup.CgroupIoException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * Times every apply and revert of a pod (each is a series of cgroup writes and read-backs) and
+ * counts their outcomes: {@code ioqos_apply_total{operation, result}} and {@code
+ * ioqos_apply_duration_seconds{operation}}. Every series exists from the start at zero, so that
+ * {@code increase()} sees the first failure.
+ */
+public final class ApplyMetrics implements MeterBinder {
+  static final String TOTAL = "ioqos.apply";
+  static final String DURATION = "ioqos.apply.duration";
+
+  /** What was done to the pod's cgroup. */
+  public enum Operation {
+    /** Writing a tier's values. */
+    APPLY,
+    /** Restoring the kernel defaults after the pod left every policy. */
+    REVERT;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** How it ended. */
+  public enum Result {
+    /** Every write was accepted and read back. */
+    SUCCESS,
+    /** A write was refused or read back different. */
+    FAILURE,
+    /** The pod's cgroup is not there (not created yet by kubelet, or gone): nothing written. */
+    CGROUP_MISSING;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);
+  private final Map<Operation, Map<Result, Counter>> counters = new EnumMap<>(Operation.class);
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    for (Operation operation : Operation.values()) {
+      timers.put(
+          operation,
+          Timer.builder(DURATION)
+              .description(
+                  "Time to write a pod's cgroup io files and read them back, per apply or revert")
+              .tag("operation", operation.label())
+              .serviceLevelObjectives(
+                  Duration.ofMillis(1),
+                  Duration.ofMillis(5),
+                  Duration.ofMillis(25),
+                  Duration.ofMillis(100),
+                  Duration.ofMillis(500),
+                  Duration.ofMillis(2500))
+              .register(registry));
+      Map<Result, Counter> byResult = new EnumMap<>(Result.class);
+      for (Result result : Result.values()) {
+        byResult.put(
+            result,
+            Counter.builder(TOTAL)
+                .description(
+                    "Applies and reverts of a pod's io settings by outcome; failure means the"
+                        + " kernel refused a value or read back another")
+                .tag("operation", operation.label())
+                .tag("result", result.label())
+                .register(registry));
+      }
+      counters.put(operation, byResult);
+    }
+  }
+
+  /**
+   * Runs {@code call}, timing it and counting its result: {@code failed} tells a returned outcome
+   * that holds refusals; an exception is a failure, or {@link Result#CGROUP_MISSING} when the
+   * cgroup is gone. The call's result or exception is passed on unchanged.
+   */
+  public <T> T time(Operation operation, KernelCall<T> call, Predicate<T> failed)
+      throws CgroupIoException {
+    long start = System.nanoTime();
+    Result result = Result.FAILURE;
+    try {
+      T value = call.call();
+      result = failed.test(value) ? Result.FAILURE : Result.SUCCESS;
+      return value;
+    } catch (CgroupIoException e) {
+      result = e.failure() == CgroupFailure.CGROUP_GONE ? Result.CGROUP_MISSING : Result.FAILURE;
+      throw e;
+    } finally {
+      Timer timer = timers.get(operation);
+      if (timer != null) {
+        timer.record(Duration.ofNanos(System.nanoTime() - start));
+        counters.get(operation).get(result).increment();
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package dev.ioqos.metrics;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.config.MeterFilterReply;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Keeps the whole exposition clean for {@code promtool check metrics}: gives JOSDK's meters (which
+ * come without one) a description, and drops the two processor meters whose names Prometheus's
+ * conventions refuse ({@code process_cpu_time_ns_total}: an abbreviated unit; {@code
+ * system_cpu_count}: a {@code _count} suffix on a gauge). {@code process_cpu_seconds_total} takes
+ * the place of the first.
+ */
+final class ExpositionHygiene implements MeterFilter {
+  private static final String JOSDK = "operator.sdk.";
+
+  /**
+   * Descriptions of JOSDK's meters by name prefix after {@code operator.sdk.}, first match wins.
+   */
+  private static final Map<String, String> JOSDK_DESCRIPTIONS = descriptions();
+
+  private static Map<String, String> descriptions() {
+    Map<String, String> byPrefix = new LinkedHashMap<>();
+    byPrefix.put(
+        "controllers.execution.",
+        "JOSDK controller executions (reconcile or cleanup of a pod) and their outcome");
+    byPrefix.put("events.received", "Events JOSDK received for the pods of this node");
+    byPrefix.put("events.delete", "Delete events JOSDK received for the pods of this node");
+    byPrefix.put("reconciliations.started", "Pod reconciliations JOSDK started");
+    byPrefix.put("reconciliations.success", "Pod reconciliations that ended without an exception");
+    byPrefix.put("reconciliations.failed", "Pod reconciliations that ended with an exception");
+    byPrefix.put("reconciliations.retries", "Retries of failed pod reconciliations");
+    byPrefix.put("reconciliations.executions", "Pod reconciliations running now");
+    byPrefix.put("reconciliations.queue.size", "Pods queued for reconciliation");
+    return byPrefix;
+  }
+
+  @Override
+  public MeterFilterReply accept(Meter.Id id) {
+    String name = id.getName();
+    return name.equals("process.cpu.time") || name.equals("system.cpu.count")
+        ? MeterFilterReply.DENY
+        : MeterFilterReply.NEUTRAL;
+  }
+
+  @Override
+  public Meter.Id map(Meter.Id id) {
+    String name = id.getName();
+    if (!name.startsWith(JOSDK) || id.getDescription() != null) {
+      return id;
+    }
+    String rest = name.substring(JOSDK.length());
+    String description = "JOSDK operator metric " + name;
+    for (Map.Entry<String, String> entry : JOSDK_DESCRIPTIONS.entrySet()) {
+      if (rest.startsWith(entry.getKey())) {
+        description = entry.getValue() + " (JOSDK)";
+        break;
+      }
+    }
+    return new Meter.Id(
+        name, Tags.of(id.getTagsAsIterable()), id.getBaseUnit(), description, id.getType());
+  }
+}
