@@ -65,8 +65,14 @@ class IoPolicyAdmissionIT {
     install("ionodestates.ioqos.dev-v1.yml");
   }
 
+  /** Every policy name this class built; removed at the end so no other suite's pods match them. */
+  static final java.util.Set<String> NAMES = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   @AfterAll
   static void disconnect() {
+    // These policies select every pod (some with priority > 0): left behind, they would win over
+    // the policies of suites that run later.
+    NAMES.forEach(IoPolicyAdmissionIT::deletePolicy);
     client.close();
   }
 
@@ -81,6 +87,7 @@ class IoPolicyAdmissionIT {
 
   /** An IoPolicy document named {@code name} whose spec is {@code specYaml}. */
   static GenericKubernetesResource policy(String name, String specYaml) {
+    NAMES.add(name);
     String yaml =
         """
         apiVersion: ioqos.dev/v1alpha1
