@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       AggregateCommand.class,
       ExplainCommand.class,
+      ApplyCommand.class,
       PathCommand.class,
       DeviceCommand.class,
       ProbeCommand.class

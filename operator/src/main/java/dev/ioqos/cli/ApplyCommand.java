@@ -1,0 +1,335 @@
+package dev.ioqos.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ioqos.agent.Ledger;
+import dev.ioqos.agent.NodeConfig;
+import dev.ioqos.agent.NodeEngine;
+import dev.ioqos.agent.OfflineReconcile;
+import dev.ioqos.agent.OfflineReconcile.Failure;
+import dev.ioqos.agent.OfflineReconcile.PodReport;
+import dev.ioqos.agent.OfflineReconcile.Report;
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.core.policy.PolicyRules;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ioqos apply --objects DIR}: reconciles Pods and IoPolicies read from files once on this
+ * node, without an API server, with the agent's own planner, engine, writer, ledger and revert code
+ * (a node-debugging tool, and how the kernel tests drive the agent's node logic).
+ */
+@Command(
+    name = "apply",
+    description = {
+      "Reconcile Pod, IoPolicy, Namespace and Node objects from YAML/JSON files once on this node,"
+          + " without an API server, as the agent would, and print the outcome per pod.",
+      "Pods in the ledger (--state-dir) that are not among the objects are reverted."
+    })
+final class ApplyCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin NodeOptions node;
+
+  @Option(
+      names = "--objects",
+      required = true,
+      description =
+          "directory of *.yaml, *.yml and *.json files (multi-document YAML and List kinds work)")
+  Path objects;
+
+  @Option(
+      names = "--node-name",
+      defaultValue = "${env:NODE_NAME}",
+      description =
+          "this node's name; pods bound to another node are left alone (default: $NODE_NAME, else"
+              + " the one Node object among the files, else every pod is taken as this node's)")
+  String nodeName;
+
+  @Option(
+      names = "--kubelet-root-dir",
+      defaultValue = "/var/lib/kubelet",
+      description =
+          "kubelet's root directory, for kubeletRoot device selectors (default: ${DEFAULT-VALUE})")
+  String kubeletRootDir;
+
+  @Option(
+      names = "--state-dir",
+      defaultValue = "/var/lib/ioqos",
+      description = "where the ledger of written values lives (default: ${DEFAULT-VALUE})")
+  Path stateDir;
+
+  @Option(names = "--dry-run", description = "compute and report, write nothing")
+  boolean dryRun;
+
+  @Option(
+      names = "--output",
+      defaultValue = "text",
+      description = "text or json (default: ${DEFAULT-VALUE})")
+  String output;
+
+  /** The objects read from the directory. */
+  record ObjectFiles(
+      List<Pod> pods,
+      List<IoPolicy> policies,
+      List<Namespace> namespaces,
+      List<Node> nodes,
+      List<String> ignored) {}
+
+  @Override
+  public Integer call() {
+    if (!output.equals("text") && !output.equals("json")) {
+      throw new IllegalArgumentException("--output must be text or json, not '" + output + "'");
+    }
+    ObjectFiles read = read(objects);
+    String name = nodeName(read.nodes());
+    Node self =
+        read.nodes().stream()
+            .filter(n -> n.getMetadata().getName().equals(name))
+            .findFirst()
+            .orElse(null);
+    List<String> ignored = new ArrayList<>(read.ignored());
+    List<PolicyRules> rules = OfflineReconcile.rules(read.policies(), ignored);
+    NodeEngine engine =
+        new NodeEngine(
+            new NodeConfig(
+                node.cgroupfs,
+                node.sysfs,
+                node.procfs,
+                node.devfs,
+                node.driver(),
+                node.kubeletCgroupRoot,
+                kubeletRootDir));
+    Ledger ledger = Ledger.open(stateDir);
+    Report report =
+        new OfflineReconcile(engine, ledger, dryRun)
+            .reconcile(name, self, read.pods(), rules, read.namespaces());
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.equals("json")) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("node", report.node());
+      json.put("kubepodsPath", report.kubepodsPath());
+      if (report.layoutProblem() != null) {
+        json.put("layoutProblem", report.layoutProblem());
+      }
+      json.put("stateDir", stateDir.toString());
+      json.put("dryRun", dryRun);
+      json.put("policies", rules.stream().map(PolicyRules::name).toList());
+      json.put("ignored", ignored);
+      json.put("ok", report.ok());
+      json.put("pods", report.pods());
+      try {
+        out.println(
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    } else {
+      out.print(text(report, rules, ignored));
+    }
+    out.flush();
+    List<PodReport> bad = report.pods().stream().filter(p -> !p.result().ok()).toList();
+    if (!bad.isEmpty()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "ioqos apply: "
+                  + bad.size()
+                  + " of "
+                  + report.pods().size()
+                  + " pods do not hold their values: "
+                  + bad.stream()
+                      .map(p -> p.namespace() + "/" + p.name() + " " + p.result())
+                      .collect(Collectors.joining(", ")));
+      return 1;
+    }
+    return 0;
+  }
+
+  private String nodeName(List<Node> nodes) {
+    if (nodeName != null && !nodeName.isBlank()) {
+      return nodeName.strip();
+    }
+    return nodes.size() == 1 ? nodes.get(0).getMetadata().getName() : null;
+  }
+
+  /** Reads every object file of the directory, sorted by name. */
+  static ObjectFiles read(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      throw new IllegalArgumentException("--objects " + dir + " is not a directory");
+    }
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(dir)) {
+      files =
+          walk.filter(Files::isRegularFile)
+              .filter(
+                  f -> {
+                    String n = f.getFileName().toString();
+                    return n.endsWith(".yaml") || n.endsWith(".yml") || n.endsWith(".json");
+                  })
+              .sorted()
+              .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + dir, e);
+    }
+    ObjectFiles read =
+        new ObjectFiles(
+            new ArrayList<>(),
+            new ArrayList<>(),
+            new ArrayList<>(),
+            new ArrayList<>(),
+            new ArrayList<>());
+    ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+    for (Path file : files) {
+      List<JsonNode> documents = new ArrayList<>();
+      try (MappingIterator<JsonNode> docs =
+          yaml.readerFor(JsonNode.class).readValues(file.toFile())) {
+        while (docs.hasNext()) {
+          JsonNode doc = docs.next();
+          if (doc == null || doc.isNull() || doc.isMissingNode() || doc.isEmpty()) {
+            continue;
+          }
+          if (doc.path("kind").asText().endsWith("List") && doc.path("items").isArray()) {
+            doc.path("items").forEach(documents::add);
+          } else {
+            documents.add(doc);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalArgumentException(
+            "cannot read " + file + ": " + firstLine(e.getMessage()), e);
+      }
+      for (JsonNode doc : documents) {
+        add(read, file, doc);
+      }
+    }
+    return read;
+  }
+
+  private static void add(ObjectFiles read, Path file, JsonNode doc) {
+    String kind = doc.path("kind").asText("");
+    String apiVersion = doc.path("apiVersion").asText("");
+    String name = doc.path("metadata").path("name").asText("");
+    String what = kind + " " + name + " in " + file.getFileName();
+    try {
+      String json = doc.toString();
+      if (kind.equals("Pod") && apiVersion.equals("v1")) {
+        Pod pod = Serialization.unmarshal(json, Pod.class);
+        if (pod.getMetadata() == null
+            || pod.getMetadata().getName() == null
+            || pod.getMetadata().getNamespace() == null) {
+          throw new IllegalArgumentException(
+              "a Pod in " + file + " needs metadata.name and metadata.namespace");
+        }
+        read.pods().add(pod);
+      } else if (kind.equals("IoPolicy") && apiVersion.equals("ioqos.dev/v1alpha1")) {
+        read.policies().add(Serialization.unmarshal(json, IoPolicy.class));
+      } else if (kind.equals("Namespace") && apiVersion.equals("v1")) {
+        read.namespaces().add(Serialization.unmarshal(json, Namespace.class));
+      } else if (kind.equals("Node") && apiVersion.equals("v1")) {
+        read.nodes().add(Serialization.unmarshal(json, Node.class));
+      } else {
+        read.ignored().add(what.strip() + ": not a v1 Pod, Namespace or Node, nor an IoPolicy");
+      }
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "cannot read " + what + ": " + firstLine(e.getMessage()), e);
+    }
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  private static String text(Report report, List<PolicyRules> rules, List<String> ignored) {
+    StringBuilder text = new StringBuilder();
+    text.append(
+        String.format(
+            "node:     %s (kubepods %s)%n",
+            report.node(),
+            report.kubepodsPath() != null
+                ? report.kubepodsPath()
+                : "not found: " + report.layoutProblem()));
+    text.append(
+        String.format(
+            "policies: %s%n",
+            rules.isEmpty()
+                ? "none"
+                : rules.stream().map(PolicyRules::name).collect(Collectors.joining(", "))));
+    ignored.forEach(line -> text.append(String.format("ignored:  %s%n", line)));
+    for (PodReport pod : report.pods()) {
+      text.append(String.format("%npod:      %s/%s%n", pod.namespace(), pod.name()));
+      text.append(String.format("result:   %s%n", pod.result()));
+      if (pod.note() != null) {
+        text.append(String.format("note:     %s%n", pod.note()));
+      }
+      if (pod.policy() != null) {
+        text.append(
+            String.format(
+                "policy:   %s, tier %s%s%n",
+                pod.policy(),
+                pod.tier(),
+                pod.tierSource() == null ? "" : " (from " + pod.tierSource() + ")"));
+      }
+      if (pod.cgroupPath() != null) {
+        text.append(String.format("cgroup:   %s%n", pod.cgroupPath()));
+      }
+      if (pod.disks() != null) {
+        pod.disks()
+            .forEach(
+                d ->
+                    text.append(
+                        String.format(
+                            "disk:     %s %s (scheduler %s, weights via %s)%n",
+                            d.majMin(), d.name(), d.scheduler(), d.weights())));
+      }
+      if (pod.written() != null) {
+        pod.written().forEach(line -> text.append(String.format("written:  %s%n", line)));
+      }
+      if (pod.skipped() != null) {
+        pod.skipped().forEach(s -> text.append(String.format("skipped:  %s%n", s.reason())));
+      }
+      if (pod.failures() != null) {
+        for (Failure failure : pod.failures()) {
+          text.append(String.format("failure:  %s: %s%n", failure.type(), failure.message()));
+        }
+      }
+      if (pod.events() != null) {
+        pod.events()
+            .forEach(
+                e ->
+                    text.append(
+                        String.format("event:    %s %s: %s%n", e.type(), e.reason(), e.message())));
+      }
+    }
+    return text.toString();
+  }
+}
