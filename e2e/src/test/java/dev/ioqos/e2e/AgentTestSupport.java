@@ -6,6 +6,7 @@ import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.demo.SandboxNode;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -37,7 +38,7 @@ abstract class AgentTestSupport {
   static KubernetesClient client;
 
   @TempDir Path temp;
-  FakeNode node;
+  SandboxNode node;
   String nodeName;
   String namespace;
   Agent agent;
@@ -55,7 +56,7 @@ abstract class AgentTestSupport {
     id = id.length() > 40 ? id.substring(0, 40) : id;
     nodeName = "node-" + id;
     namespace = "ns-" + id;
-    node = new FakeNode(temp.resolve("node"));
+    node = new SandboxNode(temp.resolve("node"));
     client
         .resource(
             new NamespaceBuilder()

@@ -13,6 +13,7 @@ import dev.ioqos.api.v1alpha1.IoPolicyStatus;
 import dev.ioqos.api.v1alpha1.PodCounts;
 import dev.ioqos.api.v1alpha1.PolicyPodCounts;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.demo.SandboxNode;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -362,8 +363,8 @@ class AggregatorIT {
     return client.resource(pod.build()).create();
   }
 
-  FakeNode startAgent(String nodeName) {
-    FakeNode node = new FakeNode(temp.resolve("node"));
+  SandboxNode startAgent(String nodeName) {
+    SandboxNode node = new SandboxNode(temp.resolve("node"));
     KubernetesClient own = TestCluster.get().newClient();
     clients.add(own);
     agent =
@@ -381,7 +382,7 @@ class AggregatorIT {
     String name = id + "-p";
     String nodeName = id + "-node";
     policy(name, "");
-    FakeNode node = startAgent(nodeName);
+    SandboxNode node = startAgent(nodeName);
     aggregator("only");
     Pod app = pod("app", "low", nodeName);
     node.createPod(app.getMetadata().getUid(), QosClass.BURSTABLE);
@@ -415,7 +416,7 @@ class AggregatorIT {
     String nodeName = id + "-node";
     policy(loser, "  defaultTier: high\n");
     policy(winner, "  defaultTier: low\n");
-    FakeNode node = startAgent(nodeName);
+    SandboxNode node = startAgent(nodeName);
     aggregator("only");
     Pod app = pod("app", null, nodeName);
     node.createPod(app.getMetadata().getUid(), QosClass.BURSTABLE);

@@ -12,6 +12,7 @@ import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.api.v1alpha1.PodCounts;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.demo.SandboxNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -376,7 +377,7 @@ class RbacIT {
                 .build())
         .createOr(e -> e.update());
     IoPolicy policy = policy("rbac-agent", namespace);
-    FakeNode host = new FakeNode(temp.resolve("node"));
+    SandboxNode host = new SandboxNode(temp.resolve("node"));
     try (KubernetesClient onNode = as(AGENT, node);
         Agent agent =
             new Agent(

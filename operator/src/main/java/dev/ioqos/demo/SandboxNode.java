@@ -1,4 +1,4 @@
-package dev.ioqos.e2e;
+package dev.ioqos.demo;
 
 import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.core.CgroupDriver;
@@ -12,20 +12,22 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * A node's host trees in a temp directory, shaped like the Debian 6.12 VM of KERNEL-FACTS.md
+ * A simulated node's host trees in a directory, shaped like the Debian 6.12 VM of KERNEL-FACTS.md
  * running kubelet with the systemd driver: cgroup v2 with io delegated to kubepods, vda (254:0,
  * scheduler none) at /, vdb (254:16, bfq) partitioned, vdb1 (254:17) at /var/lib/kubelet. Pod
- * cgroups appear when the test says, as kubelet would create them.
+ * cgroups appear when the caller says, as kubelet would create them. The files are plain files:
+ * they hold what a write put there (a kernel would normalise), which is what the demo, the
+ * benchmarks and the end-to-end tests of the agent need.
  */
-final class FakeNode {
-  final Path root;
-  final Path cgroupfs;
-  final Path sysfs;
-  final Path procfs;
-  final Path devfs;
-  final PodCgroupLayout layout = PodCgroupLayout.of(CgroupDriver.SYSTEMD, "/");
+public final class SandboxNode {
+  public final Path root;
+  public final Path cgroupfs;
+  public final Path sysfs;
+  public final Path procfs;
+  public final Path devfs;
+  public final PodCgroupLayout layout = PodCgroupLayout.of(CgroupDriver.SYSTEMD, "/");
 
-  FakeNode(Path root) {
+  public SandboxNode(Path root) {
     this.root = root;
     this.cgroupfs = root.resolve("cgroup");
     this.sysfs = root.resolve("sys");
@@ -38,7 +40,7 @@ final class FakeNode {
     }
   }
 
-  NodeConfig config() {
+  public NodeConfig config() {
     return new NodeConfig(
         cgroupfs, sysfs, procfs, devfs, Optional.of(CgroupDriver.SYSTEMD), "/", "/var/lib/kubelet");
   }
@@ -86,7 +88,7 @@ final class FakeNode {
   }
 
   /** Creates a pod's cgroup as kubelet does, with the io files a 6.12 kernel shows. */
-  Path createPod(String uid, QosClass qos) {
+  public Path createPod(String uid, QosClass qos) {
     try {
       return cgroup(layout.podPath(qos, PodUid.of(uid)), true);
     } catch (IOException e) {
@@ -94,11 +96,11 @@ final class FakeNode {
     }
   }
 
-  Path podDir(String uid, QosClass qos) {
+  public Path podDir(String uid, QosClass qos) {
     return cgroupfs.resolve(layout.podPath(qos, PodUid.of(uid)).substring(1));
   }
 
-  String read(String uid, QosClass qos, String file) {
+  public String read(String uid, QosClass qos, String file) {
     try {
       return Files.readString(podDir(uid, qos).resolve(file));
     } catch (IOException e) {
