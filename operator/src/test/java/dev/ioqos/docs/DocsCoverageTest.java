@@ -73,12 +73,12 @@ class DocsCoverageTest {
                 field -> {
                   int space = field.indexOf(' ');
                   String kind = field.substring(0, space);
-                  return !section(reference, kind).contains("`" + field.substring(space + 1));
+                  return !section(reference, kind).contains("`" + field.substring(space + 1) + "`");
                 })
             .toList();
     assertThat(missing)
         .as(
-            "CRD fields (kind path) not mentioned as `path` in the '## KIND' section of"
+            "CRD fields (kind path) not written as `path` in the '## KIND' section of"
                 + " src/site/markdown/api-reference.md; document each one")
         .isEmpty();
   }
@@ -134,7 +134,7 @@ class DocsCoverageTest {
 
     List<String> missing = new ArrayList<>();
     for (Map.Entry<String, CommandLine> command : commands.entrySet()) {
-      if (!site.contains("ioqos " + command.getKey())) {
+      if (!mentions(site, "ioqos " + command.getKey())) {
         missing.add("ioqos " + command.getKey());
       }
       for (OptionSpec option : command.getValue().getCommandSpec().options()) {
@@ -142,7 +142,7 @@ class DocsCoverageTest {
           continue;
         }
         String longest = option.longestName();
-        if (!site.contains("`" + longest)) {
+        if (!mentions(site, "`" + longest)) {
           missing.add("ioqos " + command.getKey() + " " + longest);
         }
       }
@@ -229,6 +229,14 @@ class DocsCoverageTest {
       }
       return families;
     }
+  }
+
+  /**
+   * True when {@code text} holds {@code name} not followed by more of a name ({@code -x}, {@code
+   * x}).
+   */
+  private static boolean mentions(String text, String name) {
+    return Pattern.compile(Pattern.quote(name) + "(?![-A-Za-z0-9])").matcher(text).find();
   }
 
   /** The text of a page from the heading {@code ## title} to the next second-level heading. */
