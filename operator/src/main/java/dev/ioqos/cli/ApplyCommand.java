@@ -43,6 +43,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "apply",
+    mixinStandardHelpOptions = true,
     description = {
       "Reconcile Pod, IoPolicy, Namespace and Node objects from YAML/JSON files once on this node,"
           + " without an API server, as the agent would, and print the outcome per pod.",

@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
 /** {@code ioqos device PATH}: prints the whole disks on a path's I/O path. */
 @Command(
     name = "device",
+    mixinStandardHelpOptions = true,
     description = {
       "Print the whole disk(s) under a host path or device node, one 'MAJ:MIN name' per line.",
       "Arguments under /dev/ are device nodes (globs allowed); anything else is a host path."

@@ -41,6 +41,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "explain",
+    mixinStandardHelpOptions = true,
     description = "Explain which policy, tier and values a pod gets, and why.")
 final class ExplainCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

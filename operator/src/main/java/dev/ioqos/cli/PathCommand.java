@@ -10,7 +10,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code ioqos path}: prints a pod's cgroup directory. */
-@Command(name = "path", description = "Print the cgroup directory of a pod.")
+@Command(
+    name = "path",
+    mixinStandardHelpOptions = true,
+    description = "Print the cgroup directory of a pod.")
 final class PathCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -18,7 +18,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code ioqos probe}: prints what this node's kernel can enforce. */
-@Command(name = "probe", description = "Print this node's I/O QoS capabilities.")
+@Command(
+    name = "probe",
+    mixinStandardHelpOptions = true,
+    description = "Print this node's I/O QoS capabilities.")
 final class ProbeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

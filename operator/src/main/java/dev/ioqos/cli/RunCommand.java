@@ -17,7 +17,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ioqos run}: the node agent. */
-@Command(name = "run", description = "Run the node agent (one per node, as a DaemonSet).")
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = "Run the node agent (one per node, as a DaemonSet).")
 final class RunCommand implements Callable<Integer> {
   @Mixin NodeOptions node;
 

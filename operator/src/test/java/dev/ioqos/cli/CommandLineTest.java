@@ -48,6 +48,18 @@ class CommandLineTest {
   }
 
   @Test
+  void everyCommandAnswersHelpWithItsUsage() {
+    picocli.CommandLine main = new picocli.CommandLine(new Main());
+    assertThat(main.getSubcommands()).isNotEmpty();
+    for (String name : main.getSubcommands().keySet()) {
+      Run help = run(name, "--help");
+      assertThat(help.exit()).as(name + " --help exit").isZero();
+      assertThat(help.out()).as(name + " --help").contains("Usage: ioqos " + name);
+      assertThat(help.err()).as(name + " --help stderr").isEmpty();
+    }
+  }
+
+  @Test
   void pathDetectsTheSystemdDriverAndPrintsTheAbsoluteDirectory() {
     Run run = run(with("path", "--uid", UID, "--qos-class", "Burstable"));
 
