@@ -106,10 +106,12 @@ class KernelDemoIT {
   @Test
   void itSaysWhatIsRealAndWhatIsSimulated() {
     assertThat(output)
-        .containsPattern("Real: the Linux kernel \\(6\\.12\\.")
-        .contains("cgroup v2", "block layer", "fio")
-        .contains("Simulated:", "QEMU software-emulated virtio disks", "no kubelet")
-        .contains("no API server", "ioqos apply --objects reads the IoPolicy and the pods");
+        .containsPattern("real: +the Linux kernel 6\\.12\\.")
+        .contains("cgroup v2", "the block layer", "fio's direct I/O")
+        .contains("simulated:  the disks: QEMU software-emulated virtio disks (no KVM)")
+        .contains("no kubelet: the pods are cgroup directories this script creates")
+        .contains(
+            "no API server: ioqos apply --objects reads the IoPolicy and the pods from files");
   }
 
   @Test
