@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
 /** {@code ioqos demo}: see ioqos work in one command, on a real API server and the real agent. */
 @Command(
     name = "demo",
+    mixinStandardHelpOptions = true,
     description = {
       "Start a real etcd + kube-apiserver, install the CRDs, create a node, a policy and pods,"
           + " run the real agent on a simulated node (or this host's cgroups), and show what it"
@@ -77,6 +78,7 @@ final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--disk-dir",
+      paramLabel = "DIR",
       defaultValue = "/",
       description =
           "with --real-cgroups: the host directory whose disk the demo policy targets"
