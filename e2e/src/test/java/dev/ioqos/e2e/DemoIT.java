@@ -47,7 +47,7 @@ class DemoIT {
     System.out.println("demo took " + run.millis() + " ms");
 
     assertThat(run.exit()).as("exit code; stderr:\n" + run.err()).isZero();
-    assertThat(run.err()).doesNotContain("ERROR").doesNotContain("Exception");
+    assertThat(run.err()).as("stderr").doesNotContain("ERROR", "WARN", "Exception");
     Map<Integer, String> steps = steps(run.out());
     assertThat(steps).containsOnlyKeys(1, 2, 3, 4, 5, 6, 7);
     assertThat(steps.get(1)).containsPattern("ready in \\d+\\.\\d s");

@@ -137,8 +137,17 @@ final class DemoCommand implements Callable<Integer> {
     }
     ch.qos.logback.classic.Logger ioqos =
         (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.ioqos");
+    // fabric8 warns once per client that v1alpha1 is not a stable version: known, and noise here.
+    ch.qos.logback.classic.Logger versions =
+        (ch.qos.logback.classic.Logger)
+            LoggerFactory.getLogger("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils");
     Level before = ioqos.getLevel();
+    Level versionsBefore = versions.getLevel();
     ioqos.setLevel(Level.WARN);
-    return () -> ioqos.setLevel(before);
+    versions.setLevel(Level.ERROR);
+    return () -> {
+      ioqos.setLevel(before);
+      versions.setLevel(versionsBefore);
+    };
   }
 }

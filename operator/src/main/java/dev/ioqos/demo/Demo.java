@@ -51,7 +51,11 @@ public final class Demo {
       run(binaries, temp);
     } finally {
       List<String> problems = cleanup.run();
-      Runtime.getRuntime().removeShutdownHook(onInterrupt);
+      try {
+        Runtime.getRuntime().removeShutdownHook(onInterrupt);
+      } catch (IllegalStateException shuttingDown) {
+        // The JVM is exiting (a signal): the hook has run the cleanup already.
+      }
       if (problems.isEmpty()) {
         out.println("Stopped the agent, kube-apiserver and etcd; removed " + temp + ".");
       } else {
