@@ -117,6 +117,8 @@ public final class Demo {
     pods.add(createPod(cluster, node, "web", null));
 
     step(4, "Agent: the real ioqos agent, in this process, for node " + DemoCluster.NODE);
+    KubernetesClient agentClient =
+        cleanup.add("close the agent's client", controlPlane.newClient());
     Agent agent =
         cleanup.add(
             "stop the agent",
@@ -127,7 +129,7 @@ public final class Demo {
                     temp.resolve("state"),
                     false,
                     Duration.ofSeconds(5)),
-                controlPlane.newClient()));
+                agentClient));
     MetricsServer server =
         cleanup.add(
             "stop the metrics server",
@@ -176,6 +178,11 @@ public final class Demo {
         () -> pods.stream().allMatch(p -> agent.ledger().get(p.uid()).isEmpty()));
     out.println("      no policy selects the pods: the agent restored what it had changed");
     out.print(ReadbackTable.render(pods, tierOf(agent), disks));
+    out.println("      the agent's Events on the pods:");
+    for (DemoPod pod : pods) {
+      out.println(
+          "        " + pod.name() + ": Reverted: " + cluster.awaitEvent(pod.name(), "Reverted"));
+    }
 
     out.println();
     out.println(

@@ -125,6 +125,22 @@ final class DemoCluster {
     return QosClass.parse(pod.getStatus().getQosClass());
   }
 
+  /** Waits for the agent's Event {@code reason} on the pod and returns its message. */
+  String awaitEvent(String pod, String reason) {
+    String[] message = new String[1];
+    Await.until(
+        "the agent's " + reason + " Event on " + NAMESPACE + "/" + pod,
+        () -> {
+          client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+              .filter(e -> pod.equals(e.getInvolvedObject().getName()))
+              .filter(e -> reason.equals(e.getReason()))
+              .findFirst()
+              .ifPresent(e -> message[0] = e.getMessage());
+          return message[0] != null;
+        });
+    return message[0];
+  }
+
   /** Sets the pod's tier annotation, as a user would with kubectl annotate --overwrite. */
   void setTier(String pod, String tier) {
     client
