@@ -98,6 +98,14 @@ class DemoIT {
                     .isEqualTo(
                         new Row("(none)", "vdb 254:16", "default 100", "default 100", NO_CAP)));
 
+    for (String pod : List.of("database", "backup", "web")) {
+      assertThat(steps.get(7))
+          .as("the agent's Event, read from the API server")
+          .containsPattern(
+              pod
+                  + ": Reverted: no policy applies any more; restored io\\.bfq\\.weight default 100");
+    }
+
     assertThat(run.out())
         .contains("Real: etcd and kube-apiserver")
         .contains("Simulated: no kubelet");
