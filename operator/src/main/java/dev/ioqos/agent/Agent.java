@@ -255,7 +255,16 @@ public final class Agent implements AutoCloseable {
       return;
     }
     closed = true;
-    periodic.shutdownNow();
+    // Let a running publish or resync finish: interrupted, its API call fails and logs a warning.
+    periodic.shutdown();
+    try {
+      if (!periodic.awaitTermination(5, TimeUnit.SECONDS)) {
+        periodic.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      periodic.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
     operator.stop();
     metrics.close();
   }

@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
       ApplyCommand.class,
       PathCommand.class,
       DeviceCommand.class,
-      ProbeCommand.class
+      ProbeCommand.class,
+      DemoCommand.class
     })
 public final class Main {
 

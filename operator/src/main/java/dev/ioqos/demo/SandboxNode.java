@@ -136,6 +136,7 @@ public final class SandboxNode {
 
   private static void link(Path link, String target) throws IOException {
     Files.createDirectories(link.getParent());
-    Files.createSymbolicLink(link, Path.of(target));
+    // A relative link target inside the sandbox, not a host path.
+    Files.createSymbolicLink(link, link.getFileSystem().getPath(target));
   }
 }

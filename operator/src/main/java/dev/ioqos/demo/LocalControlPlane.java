@@ -1,0 +1,85 @@
+package dev.ioqos.demo;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real etcd and kube-apiserver, started from built binaries by kube-api-test in offline mode: no
+ * download, certificates generated into the binaries' directory on first use, etcd data in temp
+ * directories removed on {@link #close()}.
+ */
+public final class LocalControlPlane implements AutoCloseable {
+  private static final Duration STARTUP_TIMEOUT = Duration.ofMinutes(2);
+
+  private final KubeAPIServer server;
+  private final String kubeconfigYaml;
+  private boolean closed;
+
+  private LocalControlPlane(KubeAPIServer server) {
+    this.server = server;
+    this.kubeconfigYaml = server.getKubeConfigYaml();
+  }
+
+  /**
+   * Starts etcd and kube-apiserver and waits until the API server is ready, calling {@code tick}
+   * once a second meanwhile (it takes seconds).
+   */
+  public static LocalControlPlane start(ControlPlaneBinaries binaries, Runnable tick) {
+    KubeAPIServer server =
+        new KubeAPIServer(
+            KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withOfflineMode(true)
+                .withTestDir(binaries.directory().toString())
+                .withApiServerVersion(binaries.version())
+                .withUpdateKubeConfig(false)
+                .withStartupTimeout((int) STARTUP_TIMEOUT.toMillis())
+                .build());
+    ScheduledExecutorService ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "ioqos-demo-progress");
+              thread.setDaemon(true);
+              return thread;
+            });
+    ticker.scheduleAtFixedRate(tick, 1, 1, TimeUnit.SECONDS);
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      stopQuietly(server);
+      throw new IllegalStateException(
+          "the local control plane did not start: " + e.getMessage(), e);
+    } finally {
+      ticker.shutdownNow();
+    }
+    return new LocalControlPlane(server);
+  }
+
+  /** A new client as the cluster admin; close it when done. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigYaml)).build();
+  }
+
+  /** Stops kube-apiserver, then etcd, and removes etcd's data. */
+  @Override
+  public synchronized void close() {
+    if (!closed) {
+      closed = true;
+      server.stop();
+    }
+  }
+
+  private static void stopQuietly(KubeAPIServer server) {
+    try {
+      server.stop();
+    } catch (RuntimeException ignored) {
+      // Half started: whatever did start is gone with the exception's cause reported.
+    }
+  }
+}
