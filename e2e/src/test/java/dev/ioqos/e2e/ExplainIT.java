@@ -61,8 +61,8 @@ class ExplainIT extends AgentTestSupport {
         .contains("disk:     254:16 vdb (scheduler bfq, weights via bfq)")
         .contains("desired:  io.bfq.weight default 10")
         .contains("desired:  io.max " + LOW_CAP)
-        .contains("current:  io.max")
-        .contains("wbps=20971520");
+        .contains("current:  io.bfq.weight default 10")
+        .contains("current:  io.max " + LOW_CAP);
   }
 
   @Test

@@ -18,6 +18,7 @@ import dev.ioqos.core.policy.PolicyResolver;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.core.policy.TierWarning;
+import dev.ioqos.core.policy.WeightEnforcement;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -156,8 +157,14 @@ final class ExplainCommand implements Callable<Integer> {
       try {
         CgroupDir dir = tree.get().below(path.get());
         out.println(
-            "current:  io.weight " + engine.writer().readWeight(dir, WeightRange.IO_WEIGHT));
-        out.println("current:  io.max " + engine.writer().readMax(dir));
+            "current:  io.weight "
+                + engine.writer().readWeight(dir, WeightRange.IO_WEIGHT).toKernelText());
+        if (disks.disks().stream().anyMatch(d -> d.weightEnforcement() == WeightEnforcement.BFQ)) {
+          out.println(
+              "current:  io.bfq.weight "
+                  + engine.writer().readWeight(dir, WeightRange.BFQ_WEIGHT).toKernelText());
+        }
+        out.println("current:  io.max " + engine.writer().readMax(dir).toKernelText());
       } catch (CgroupIoException e) {
         out.println(
             "current:  unknown here ("

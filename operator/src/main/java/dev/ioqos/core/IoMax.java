@@ -39,6 +39,21 @@ public record IoMax(List<IoMaxLine> lines) {
     return new IoMax(List.of(lines));
   }
 
+  /**
+   * The file's lines as the kernel shows them, joined by {@code "; "}; {@code (empty)} when no
+   * device is limited: for people reading explain's output.
+   */
+  public String toKernelText() {
+    if (lines.isEmpty()) {
+      return "(empty)";
+    }
+    StringBuilder text = new StringBuilder();
+    for (IoMaxLine line : lines) {
+      text.append(text.length() == 0 ? "" : "; ").append(line.toKernelLine());
+    }
+    return text.toString();
+  }
+
   /** The device's line's limits, empty when the file has no line for it. */
   public Optional<IoLimits> forDevice(DeviceId device) {
     Objects.requireNonNull(device, "device");

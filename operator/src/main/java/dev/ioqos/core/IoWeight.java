@@ -69,6 +69,17 @@ public record IoWeight(WeightRange range, int defaultWeight, Map<DeviceId, Integ
   }
 
   /**
+   * The file's content on one line as the kernel shows it ({@code default 100}, then each device
+   * line), lines joined by {@code "; "}: for people reading explain's output.
+   */
+  public String toKernelText() {
+    StringBuilder text = new StringBuilder(DEFAULT_KEY).append(' ').append(defaultWeight);
+    deviceWeights.forEach(
+        (device, weight) -> text.append("; ").append(device).append(' ').append(weight));
+    return text.toString();
+  }
+
+  /**
    * {@code default 500}: the cgroup-wide weight. Checked against io.weight's 1..10000; for
    * io.bfq.weight check with {@link WeightRange#BFQ_WEIGHT} (or {@link #toBfqWeight}) first.
    */

@@ -169,4 +169,17 @@ class IoMaxTest {
     assertThatThrownBy(() -> new IoMax(List.of(line, line)))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void rendersWhatTheKernelShowsOnOneLine() {
+    assertThat(IoMax.parse("").toKernelText()).isEqualTo("(empty)");
+    assertThat(
+            IoMax.parse(
+                    "254:16 rbps=max wbps=20971520 riops=max wiops=200\n"
+                        + "254:0 rbps=1048576 wbps=max riops=max wiops=max\n")
+                .toKernelText())
+        .isEqualTo(
+            "254:16 rbps=max wbps=20971520 riops=max wiops=200;"
+                + " 254:0 rbps=1048576 wbps=max riops=max wiops=max");
+  }
 }

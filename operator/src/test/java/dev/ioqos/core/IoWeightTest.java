@@ -188,4 +188,12 @@ class IoWeightTest {
         .isInstanceOf(KernelFormatException.class)
         .hasMessage("io.weight: cannot parse line '254:0 300': second line for device 254:0");
   }
+
+  @Test
+  void rendersWhatTheKernelShowsOnOneLine() {
+    assertThat(IoWeight.parse("default 100\n254:16 500\n254:0 200\n").toKernelText())
+        .isEqualTo("default 100; 254:0 200; 254:16 500");
+    assertThat(IoWeight.parse(WeightRange.BFQ_WEIGHT, "default 10\n").toKernelText())
+        .isEqualTo("default 10");
+  }
 }
