@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -187,16 +188,16 @@ public final class Aggregator implements AutoCloseable {
   }
 
   /** The status writer: a replica that is not (or no longer) the leader never writes. */
-  private void writeStatus(IoPolicy policy, IoPolicyStatus status) {
+  private Optional<String> writeStatus(IoPolicy policy, IoPolicyStatus status) {
     if (!leading) {
       LOG.debug("not the leader: status of IoPolicy {} left alone", policy.getMetadata().getName());
-      return;
+      return Optional.empty();
     }
     IoPolicy copy = client.getKubernetesSerialization().clone(policy);
     copy.setStatus(status);
     // Optimistic locking on the cached resourceVersion: a conflict is retried by JOSDK with the
     // newer object, so a stale cache never overwrites a newer status.
-    client.resource(copy).updateStatus();
+    IoPolicy stored = client.resource(copy).updateStatus();
     writes.incrementAndGet();
     LOG.debug(
         "IoPolicy {}: nodes {}/{}/{}",
@@ -204,6 +205,7 @@ public final class Aggregator implements AutoCloseable {
         status.getNodes().getSelected(),
         status.getNodes().getApplied(),
         status.getNodes().getFailed());
+    return Optional.ofNullable(stored.getMetadata().getResourceVersion());
   }
 
   /** True while this replica holds the lease. */
