@@ -5,8 +5,6 @@ import static dev.ioqos.core.IoStatScan.isDigit;
 import static dev.ioqos.core.IoStatScan.isSpace;
 import static dev.ioqos.core.IoStatScan.skipSpace;
 
-import java.util.Arrays;
-
 /**
  * Reads the {@code total} of the {@code some} and {@code full} lines out of a PSI file's bytes, for
  * the metrics scrape, without a String or an allocation. One instance per thread; {@link #scan}
@@ -176,6 +174,6 @@ public final class IoPressureScan {
   }
 
   private static boolean is(byte[] word, byte[] text, int from, int to) {
-    return word.length == to - from && Arrays.equals(word, 0, word.length, text, from, to);
+    return word.length == to - from && text[from] == word[0] && IoStatScan.same(word, text, from);
   }
 }

@@ -166,14 +166,30 @@ public final class IoStatScan {
     return count++;
   }
 
+  /** The counter a key names ({@link #RBYTES} .. {@link #DIOS}), or -1 for another key. */
   private static int field(byte[] text, int from, int to) {
-    for (int f = 0; f < KEYS.length; f++) {
-      byte[] key = KEYS[f];
-      if (key.length == to - from && Arrays.equals(key, 0, key.length, text, from, to)) {
-        return f;
+    int length = to - from;
+    if (length != 4 && length != 6) {
+      return -1;
+    }
+    int field =
+        switch (text[from]) {
+          case 'r' -> length == 6 ? RBYTES : RIOS;
+          case 'w' -> length == 6 ? WBYTES : WIOS;
+          case 'd' -> length == 6 ? DBYTES : DIOS;
+          default -> -1;
+        };
+    return field >= 0 && same(KEYS[field], text, from) ? field : -1;
+  }
+
+  /** Whether {@code text} holds {@code word} from {@code from} on (its length checked before). */
+  static boolean same(byte[] word, byte[] text, int from) {
+    for (int i = 1; i < word.length; i++) {
+      if (text[from + i] != word[i]) {
+        return false;
       }
     }
-    return -1;
+    return true;
   }
 
   /**

@@ -152,6 +152,26 @@ public final class AgentMetrics implements AutoCloseable {
     }
   }
 
+  /** Where a scrape's text goes, opened once its length is known. */
+  @FunctionalInterface
+  public interface Body {
+    /** The stream for {@code length} bytes; closed by the scrape once written. */
+    OutputStream open(int length) throws IOException;
+  }
+
+  /**
+   * {@link #scrape(OutputStream)} for a receiver that wants the length first (an HTTP response with
+   * a Content-Length rather than chunks).
+   */
+  public void scrape(Body body) throws IOException {
+    Exposition text = render();
+    try (OutputStream out = body.open(text.size())) {
+      text.writeTo(out);
+    } finally {
+      spare.set(text);
+    }
+  }
+
   /** {@link #scrape(OutputStream)} as a string. */
   public String scrape() {
     Exposition text = render();
