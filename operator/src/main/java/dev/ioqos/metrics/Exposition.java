@@ -16,7 +16,6 @@ final class Exposition {
 
   private byte[] bytes;
   private int size;
-  private final byte[] digits = new byte[20];
 
   Exposition(int capacity) {
     bytes = new byte[capacity];
@@ -93,37 +92,80 @@ final class Exposition {
     if (value < 0 || value >= EXACT) {
       return value((double) value);
     }
-    int n = 0;
-    long rest = value;
-    do {
-      digits[n++] = (byte) ('0' + rest % 10);
-      rest /= 10;
-    } while (rest != 0);
-    // digits holds the number backwards, n digits.
-    if (value < 10_000_000L) {
-      ensure(n + 2);
-      for (int i = n - 1; i >= 0; i--) {
-        bytes[size++] = digits[i];
-      }
-      return append(POINT_ZERO);
-    }
-    int last = 0; // lowest non-zero digit, at least one digit after the point
-    while (last < n - 2 && digits[last] == '0') {
-      last++;
-    }
-    ensure(n + 5);
-    bytes[size++] = digits[n - 1];
-    bytes[size++] = '.';
-    for (int i = n - 2; i >= last; i--) {
-      bytes[size++] = digits[i];
-    }
-    bytes[size++] = 'E';
-    int exponent = n - 1; // 7 .. 15
-    if (exponent >= 10) {
-      bytes[size++] = (byte) ('0' + exponent / 10);
-    }
-    bytes[size++] = (byte) ('0' + exponent % 10);
+    ensure(MAX_COUNT);
+    size = writeCount(bytes, size, value);
     return this;
+  }
+
+  /**
+   * One sample line: {@code name} (ending in '{'), {@code labels} (ending in "} "), the count and a
+   * line feed, with one capacity check.
+   */
+  void sample(byte[] name, byte[] labels, long count) {
+    if (count < 0 || count >= EXACT) {
+      append(name).append(labels).count(count).append((byte) '\n');
+      return;
+    }
+    ensure(name.length + labels.length + MAX_COUNT + 1);
+    byte[] out = bytes;
+    int at = size;
+    System.arraycopy(name, 0, out, at, name.length);
+    at += name.length;
+    System.arraycopy(labels, 0, out, at, labels.length);
+    at = writeCount(out, at + labels.length, count);
+    out[at++] = '\n';
+    size = at;
+  }
+
+  /** The longest text of a count below 2^53: 16 digits, a point, 'E' and two exponent digits. */
+  private static final int MAX_COUNT = 20;
+
+  /** Writes {@code value} (0 <= value < 2^53) at {@code at}; returns the end. */
+  private static int writeCount(byte[] out, int at, long value) {
+    int n = digits(value);
+    if (n <= 7) { // below 10^7: plain digits and ".0"
+      int end = at + n;
+      long rest = value;
+      for (int i = end - 1; i >= at; i--) {
+        out[i] = (byte) ('0' + rest % 10);
+        rest /= 10;
+      }
+      out[end] = '.';
+      out[end + 1] = '0';
+      return end + 2;
+    }
+    // d.ddddE<n-1>: the digits after the first, trailing zeros dropped but one kept.
+    long rest = value;
+    int last = at + n; // digits go to at, at+2 .. at+n (the point at at+1)
+    for (int i = last; i >= at + 2; i--) {
+      out[i] = (byte) ('0' + rest % 10);
+      rest /= 10;
+    }
+    out[at] = (byte) ('0' + rest);
+    out[at + 1] = '.';
+    int end = last;
+    while (end > at + 2 && out[end] == '0') {
+      end--;
+    }
+    end++;
+    out[end++] = 'E';
+    int exponent = n - 1;
+    if (exponent >= 10) {
+      out[end++] = (byte) ('0' + exponent / 10);
+    }
+    out[end++] = (byte) ('0' + exponent % 10);
+    return end;
+  }
+
+  /** Decimal digits of {@code value}, 0 <= value < 2^53. */
+  private static int digits(long value) {
+    int n = 1;
+    long bound = 10;
+    while (n < 19 && value >= bound) {
+      n++;
+      bound *= 10;
+    }
+    return n;
   }
 
   private void ensure(int more) {

@@ -249,8 +249,7 @@ public final class PodIoMetrics {
           out.append(family.header);
           any = true;
         }
-        out.append(family.name).append(labels[d]).count(counters[d * IoStatScan.FIELDS + field]);
-        out.append(NEWLINE);
+        out.sample(family.name, labels[d], counters[d * IoStatScan.FIELDS + field]);
       }
     }
   }

@@ -61,6 +61,24 @@ class ExpositionTest {
   }
 
   @Test
+  void aSampleLineIsNameLabelsCountAndNewline() {
+    Random random = new Random(3);
+    byte[] name = Exposition.ascii("ioqos_pod_io_reads_total{");
+    byte[] labels = Exposition.ascii("device=\"254:0\",pod=\"p\"} ");
+    Exposition out = new Exposition(8);
+    StringBuilder expected = new StringBuilder();
+    for (int i = 0; i < 20_000; i++) {
+      long value = i % 1000 == 0 ? Long.MAX_VALUE - i : random.nextLong() >>> random.nextInt(64);
+      out.sample(name, labels, value);
+      expected
+          .append("ioqos_pod_io_reads_total{device=\"254:0\",pod=\"p\"} ")
+          .append(Double.toString((double) value))
+          .append('\n');
+    }
+    assertThat(out.toString()).isEqualTo(expected.toString());
+  }
+
+  @Test
   void labelValuesEscapeBackslashQuoteAndNewline() {
     assertThat(Exposition.escape("plain-name.1")).isEqualTo("plain-name.1");
     assertThat(Exposition.escape("a\\b\"c\nd")).isEqualTo("a\\\\b\\\"c\\nd");
