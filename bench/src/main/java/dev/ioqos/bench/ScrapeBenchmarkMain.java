@@ -1,6 +1,7 @@
 package dev.ioqos.bench;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Locale;
@@ -77,7 +78,68 @@ public final class ScrapeBenchmarkMain {
         "  goal (medians): ratio <= 2: %s; one scrape under 5 ms: %s%n",
         ratio <= 2 ? "met" : "NOT met",
         median < 5 ? "met" : "NOT met");
+    paired();
     System.out.println("  reproduce: " + REPRODUCE);
+  }
+
+  /**
+   * The same two measurements taken in turns, so that both see the same load of a shared machine:
+   * after a warm-up, {@code ROUNDS} rounds each time one bare read and one scrape (in alternating
+   * order); the median of each and the median of the per-round ratios.
+   */
+  static void paired() throws Exception {
+    ScrapeBenchmark fixture = new ScrapeBenchmark();
+    fixture.buildTree();
+    try {
+      long warmUntil = System.nanoTime() + 8_000_000_000L;
+      while (System.nanoTime() < warmUntil) {
+        fixture.scrape();
+        fixture.bareRead();
+      }
+      int rounds = 1500;
+      double[] scrape = new double[rounds];
+      double[] bare = new double[rounds];
+      double[] ratio = new double[rounds];
+      for (int i = 0; i < rounds; i++) {
+        if (i % 2 == 0) {
+          bare[i] = timed(fixture::bareRead);
+          scrape[i] = timed(fixture::scrape);
+        } else {
+          scrape[i] = timed(fixture::scrape);
+          bare[i] = timed(fixture::bareRead);
+        }
+        ratio[i] = scrape[i] / bare[i];
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "  paired, %d rounds in turns (medians): scrape %.3f ms, bare read %.3f ms,"
+              + " ratio of medians %.2f, median of ratios %.2f%n",
+          rounds,
+          median(scrape),
+          median(bare),
+          median(scrape) / median(bare),
+          median(ratio));
+    } finally {
+      fixture.removeTree();
+    }
+  }
+
+  interface Op {
+    long run() throws Exception;
+  }
+
+  static long sink;
+
+  private static double timed(Op op) throws Exception {
+    long start = System.nanoTime();
+    sink += op.run();
+    return (System.nanoTime() - start) / 1e6;
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
   }
 
   private static double ratio(Result<?> a, Result<?> b, double percentile) {
