@@ -3,15 +3,19 @@ package dev.ioqos.bench;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoPressure;
+import dev.ioqos.core.IoPressureScan;
 import dev.ioqos.core.IoStat;
+import dev.ioqos.core.IoStatScan;
 import dev.ioqos.core.PodCgroupLayout;
 import dev.ioqos.core.PodUid;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.metrics.AgentMetrics;
 import dev.ioqos.metrics.AppliedValues;
+import dev.ioqos.metrics.MetricsServer;
 import dev.ioqos.metrics.TierState;
 import dev.ioqos.probe.CgroupVersion;
 import dev.ioqos.probe.DiskCapability;
@@ -19,7 +23,13 @@ import dev.ioqos.probe.KubepodsCapability;
 import dev.ioqos.probe.NodeCapabilities;
 import dev.ioqos.probe.WeightMechanism;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -51,12 +61,13 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One scrape of the agent's metrics for 250 pods x 2 disks on a fixture cgroup tree (files in a
  * temp directory shaped like a kubelet node with the systemd driver), against the bare cost of
- * reading the same files (each pod's io.stat and io.pressure, and /proc/pressure/io) and against
- * reading and parsing them. Every scrape reads every file afresh: the benchmark's clock moves past
- * the snapshot age before each one.
+ * reading the same files (each pod's io.stat and io.pressure, and /proc/pressure/io). {@link
+ * #scrape} is the /metrics handler's own call ({@link AgentMetrics#scrape(OutputStream)}) without
+ * HTTP; {@link #scrapeHttp} adds the agent's HTTP server on loopback. Every scrape reads every file
+ * afresh: the benchmark's clock moves past the snapshot age before each one.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 10, time = 1)
@@ -74,6 +85,13 @@ public class ScrapeBenchmark {
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(8192);
   private final CgroupFiles cgroupFiles = new CgroupFiles();
   private final CountingStream sink = new CountingStream();
+  private final ReadBuffer readBuffer = new ReadBuffer(1024);
+  private final IoStatScan statScan = new IoStatScan();
+  private final IoPressureScan pressureScan = new IoPressureScan();
+  private final byte[] httpBuffer = new byte[64 * 1024];
+  private boolean[] isStat;
+  private MetricsServer server;
+  private URL metricsUrl;
 
   @Setup(Level.Trial)
   public void buildTree() throws IOException {
@@ -152,10 +170,21 @@ public class ScrapeBenchmark {
     if (!exposition().contains("pod=\"pod-249\"")) {
       throw new IllegalStateException("the scrape lacks the fixture's pods");
     }
+    isStat = new boolean[files.size()];
+    for (int i = 0; i < files.size(); i++) {
+      isStat[i] = files.get(i).getFileName().toString().equals("io.stat");
+    }
+    server =
+        MetricsServer.start(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), metrics, () -> true);
+    metricsUrl = URI.create("http://127.0.0.1:" + server.port() + "/metrics").toURL();
   }
 
   @TearDown(Level.Trial)
   public void removeTree() throws IOException {
+    if (server != null) {
+      server.close();
+    }
     metrics.close();
     try (Stream<Path> walk = Files.walk(root)) {
       for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
@@ -198,7 +227,45 @@ public class ScrapeBenchmark {
     return total;
   }
 
-  /** Reading through the agent's reader and parsing with its parsers, without meters. */
+  /**
+   * What a scrape does before it writes: read every file into one reused buffer and scan its bytes
+   * with the agent's scanners ({@link IoStatScan}, {@link IoPressureScan}).
+   */
+  @Benchmark
+  public long readAndScan() throws CgroupIoException {
+    long total = 0;
+    for (int i = 0; i < files.size(); i++) {
+      cgroupFiles.readPath(files.get(i), readBuffer);
+      if (isStat[i]) {
+        statScan.scan(readBuffer.bytes(), readBuffer.length());
+        total += statScan.count();
+      } else {
+        pressureScan.scan(readBuffer.bytes(), readBuffer.length());
+        total += pressureScan.someMicros();
+      }
+    }
+    return total;
+  }
+
+  /** One scrape through the agent's HTTP server on loopback (keep-alive), body read whole. */
+  @Benchmark
+  public long scrapeHttp() throws IOException {
+    nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+    HttpURLConnection connection = (HttpURLConnection) metricsUrl.openConnection();
+    if (connection.getResponseCode() != 200) {
+      throw new IllegalStateException("/metrics answered " + connection.getResponseCode());
+    }
+    long total = 0;
+    try (InputStream body = connection.getInputStream()) {
+      int read;
+      while ((read = body.read(httpBuffer)) >= 0) {
+        total += read;
+      }
+    }
+    return total;
+  }
+
+  /** Reading as the agent did before, into a String, and parsing it with the String parsers. */
   @Benchmark
   public long readAndParse() throws CgroupIoException {
     long total = 0;

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 public final class CgroupDir {
   private final Path path;
   private final String cgroupPath;
+  // Resolved once: the metrics scrape reads two files of every pod each time.
+  private final Path[] files = new Path[IoFile.values().length];
 
   CgroupDir(Path path, String cgroupPath) {
     this.path = path;
@@ -26,7 +28,12 @@ public final class CgroupDir {
   }
 
   Path file(IoFile file) {
-    return path.resolve(file.fileName());
+    Path resolved = files[file.ordinal()];
+    if (resolved == null) {
+      resolved = path.resolve(file.fileName());
+      files[file.ordinal()] = resolved; // a benign race: every thread resolves the same path
+    }
+    return resolved;
   }
 
   @Override

@@ -42,6 +42,28 @@ public class CgroupFiles {
   }
 
   /**
+   * Reads the whole file into {@code into}, replacing what it held: the metrics scrape's read,
+   * which parses bytes and allocates nothing per file.
+   */
+  public void read(CgroupDir dir, IoFile file, ReadBuffer into) throws CgroupIoException {
+    readPath(dir.file(file), into);
+  }
+
+  /** {@link #readPath(Path)} into a reused buffer. */
+  public void readPath(Path path, ReadBuffer into) throws CgroupIoException {
+    try (FileChannel channel =
+        FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer buffer = into.start();
+      while (channel.read(buffer) >= 0) {
+        buffer = into.filled();
+      }
+      into.filled();
+    } catch (IOException e) {
+      throw KernelAnswers.classify(e, path, null);
+    }
+  }
+
+  /**
    * Writes the lines in order, one write(2) each, stopping at the first the kernel refuses. The
    * exception names that line as the data written.
    */

@@ -16,18 +16,21 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The agent's one meter registry and its binders: per-pod I/O ({@link PodIoMetrics}), applies
- * ({@link ApplyMetrics}), the node ({@link NodeMetrics}) and the JVM's own. {@link #scrape} reads
- * the pods' files once and renders the Prometheus text format.
+ * The agent's metrics: one meter registry for applies ({@link ApplyMetrics}), the node ({@link
+ * NodeMetrics}), JOSDK and the JVM, and the per-pod series ({@link PodIoMetrics}), which are
+ * written straight as text. {@link #scrape} reads the pods' files once and renders both into one
+ * Prometheus text exposition.
  */
 public final class AgentMetrics implements AutoCloseable {
   /** The Prometheus text exposition format, version 0.0.4. */
@@ -39,8 +42,13 @@ public final class AgentMetrics implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final PodIoMetrics pods;
   private final ApplyMetrics apply = new ApplyMetrics();
+  // Held here: the registry's function counters only keep a weak reference to it.
+  private final NodeMetrics node;
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final Timer readDuration;
+
+  /** The buffer of the last scrape, reused by the next one (none while a scrape holds it). */
+  private final AtomicReference<Exposition> spare = new AtomicReference<>();
 
   /** The agent's metrics with the default snapshot age and the system clock. */
   public AgentMetrics(
@@ -88,9 +96,9 @@ public final class AgentMetrics implements AutoCloseable {
             },
             maxAge,
             nanoClock);
-    pods.bindTo(registry);
     apply.bindTo(registry);
-    new NodeMetrics(capabilities, files, procfs, maxAge, nanoClock).bindTo(registry);
+    this.node = new NodeMetrics(capabilities, files, procfs, maxAge, nanoClock);
+    node.bindTo(registry);
     if (jvm) {
       new JvmMemoryMetrics().bindTo(registry);
       gc.bindTo(registry);
@@ -131,16 +139,63 @@ public final class AgentMetrics implements AutoCloseable {
     return apply;
   }
 
-  /** Reads the pods' files (at most once per snapshot age) and writes the exposition. */
+  /**
+   * Reads the pods' files (at most once per snapshot age) and writes the exposition: the registry's
+   * meters, then the pods' series, in one write.
+   */
   public void scrape(OutputStream out) throws IOException {
-    readDuration.record(pods::refresh);
-    registry.scrape(out, CONTENT_TYPE);
+    Exposition text = render();
+    try {
+      text.writeTo(out);
+    } finally {
+      spare.set(text);
+    }
+  }
+
+  /** Where a scrape's text goes, opened once its length is known. */
+  @FunctionalInterface
+  public interface Body {
+    /** The stream for {@code length} bytes; closed by the scrape once written. */
+    OutputStream open(int length) throws IOException;
+  }
+
+  /**
+   * {@link #scrape(OutputStream)} for a receiver that wants the length first (an HTTP response with
+   * a Content-Length rather than chunks).
+   */
+  public void scrape(Body body) throws IOException {
+    Exposition text = render();
+    try (OutputStream out = body.open(text.size())) {
+      text.writeTo(out);
+    } finally {
+      spare.set(text);
+    }
   }
 
   /** {@link #scrape(OutputStream)} as a string. */
   public String scrape() {
+    Exposition text = render();
+    try {
+      return text.toString();
+    } finally {
+      spare.set(text);
+    }
+  }
+
+  private Exposition render() {
     readDuration.record(pods::refresh);
-    return registry.scrape(CONTENT_TYPE);
+    Exposition text = spare.getAndSet(null);
+    if (text == null) {
+      text = new Exposition(64 * 1024);
+    }
+    text.reset();
+    try {
+      registry.scrape(text.stream(), CONTENT_TYPE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory failed", e);
+    }
+    pods.render(text);
+    return text;
   }
 
   @Override

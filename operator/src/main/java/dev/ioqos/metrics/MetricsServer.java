@@ -78,11 +78,12 @@ public final class MetricsServer implements AutoCloseable {
           exchange.sendResponseHeaders(200, -1);
           return;
         }
-        // Chunked: the exposition is written as it is rendered, never held whole.
-        exchange.sendResponseHeaders(200, 0);
-        try (OutputStream body = exchange.getResponseBody()) {
-          metrics.scrape(body);
-        }
+        // Rendered whole into a reused buffer first, then sent with its length in one write.
+        metrics.scrape(
+            length -> {
+              exchange.sendResponseHeaders(200, length == 0 ? -1 : length);
+              return exchange.getResponseBody();
+            });
       }
       case "/healthz" -> text(exchange, 200, "ok\n");
       case "/readyz" -> {

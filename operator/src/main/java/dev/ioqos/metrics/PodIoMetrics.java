@@ -5,49 +5,46 @@ import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cgroup.IoFile;
+import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoPressure;
+import dev.ioqos.core.IoPressureScan;
 import dev.ioqos.core.IoStat;
-import dev.ioqos.core.IoStatEntry;
+import dev.ioqos.core.IoStatScan;
 import dev.ioqos.core.KernelFormatException;
-import dev.ioqos.core.PressureLine;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.BaseUnits;
-import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per-pod meters of the pods the agent manages: io.stat counters per disk and io.pressure totals,
+ * Per-pod series of the pods the agent manages: io.stat counters per disk and io.pressure totals,
  * which mirror the kernel's cumulative values (so they are monotonic across agent restarts as far
  * as the kernel's are), the values ioqos applied as gauges, and whether the tier is in force.
  *
  * <p>Cheap by construction: only the pods the agent was told about are read (no directory walk),
  * with plain reads (no fork), and each pod's io.stat and io.pressure are read at most once per
- * {@code maxAge}; that one snapshot serves every counter of the pod in a scrape. State is bounded
- * by pods x disks of this node, and a pod's meters go when it is forgotten.
+ * {@code maxAge}; that one snapshot serves every series of the pod in a scrape. State is bounded by
+ * pods x disks of this node, and a pod's series go when it is forgotten.
+ *
+ * <p>These are the bulk of a scrape (18 series per pod with two disks), so they bypass the meter
+ * registry: the files are scanned as bytes ({@link IoStatScan}, {@link IoPressureScan}), each pod
+ * keeps its label sets and its applied values as ready text, and {@link #render} writes the
+ * families straight into the scrape's buffer, in Micrometer's Prometheus registry's names, types,
+ * help texts, label order and number format.
  */
-public final class PodIoMetrics implements MeterBinder {
+public final class PodIoMetrics {
   private static final Logger LOG = LoggerFactory.getLogger(PodIoMetrics.class);
 
   /**
@@ -57,18 +54,86 @@ public final class PodIoMetrics implements MeterBinder {
    */
   public static final Duration DEFAULT_MAX_AGE = Duration.ofMillis(500);
 
-  static final String READ_BYTES = "ioqos.pod.io.read.bytes";
-  static final String WRITTEN_BYTES = "ioqos.pod.io.written.bytes";
-  static final String READS = "ioqos.pod.io.reads";
-  static final String WRITES = "ioqos.pod.io.writes";
-  static final String DISCARDED_BYTES = "ioqos.pod.io.discarded.bytes";
-  static final String DISCARDS = "ioqos.pod.io.discards";
-  static final String PRESSURE_WAITING = "ioqos.pod.io.pressure.waiting";
-  static final String PRESSURE_STALLED = "ioqos.pod.io.pressure.stalled";
-  static final String WEIGHT = "ioqos.pod.io.weight";
-  static final String MAX_BYTES = "ioqos.pod.io.max.bytes.per.second";
-  static final String MAX_IOPS = "ioqos.pod.io.max.iops";
-  static final String TIER_APPLIED = "ioqos.pod.tier.applied";
+  private static final String SINCE_CREATED =
+      ", as the kernel counts it since the cgroup was created";
+
+  static final Family READ_BYTES =
+      Family.counter(
+          "ioqos_pod_io_read_bytes_total",
+          "Bytes the pod read from the disk (io.stat rbytes)" + SINCE_CREATED);
+  static final Family WRITTEN_BYTES =
+      Family.counter(
+          "ioqos_pod_io_written_bytes_total",
+          "Bytes the pod wrote to the disk (io.stat wbytes)" + SINCE_CREATED);
+  static final Family READS =
+      Family.counter(
+          "ioqos_pod_io_reads_total",
+          "Read operations the pod completed on the disk (io.stat rios)" + SINCE_CREATED);
+  static final Family WRITES =
+      Family.counter(
+          "ioqos_pod_io_writes_total",
+          "Write operations the pod completed on the disk (io.stat wios)" + SINCE_CREATED);
+  static final Family DISCARDED_BYTES =
+      Family.counter(
+          "ioqos_pod_io_discarded_bytes_total",
+          "Bytes the pod discarded on the disk (io.stat dbytes)" + SINCE_CREATED);
+  static final Family DISCARDS =
+      Family.counter(
+          "ioqos_pod_io_discards_total",
+          "Discard operations the pod completed on the disk (io.stat dios)" + SINCE_CREATED);
+  static final Family PRESSURE_WAITING =
+      Family.counter(
+          "ioqos_pod_io_pressure_waiting_seconds_total",
+          "Time at least one task of the pod waited on I/O (io.pressure some total)"
+              + SINCE_CREATED);
+  static final Family PRESSURE_STALLED =
+      Family.counter(
+          "ioqos_pod_io_pressure_stalled_seconds_total",
+          "Time all non-idle tasks of the pod were stalled on I/O at once (io.pressure full total)"
+              + SINCE_CREATED);
+  static final Family WEIGHT =
+      Family.gauge(
+          "ioqos_pod_io_weight",
+          "The default weight ioqos wrote into the pod's io.weight (1..10000, iocost) or"
+              + " io.bfq.weight (1..1000, bfq), as read back");
+  static final Family MAX_BYTES =
+      Family.gauge(
+          "ioqos_pod_io_max_bytes_per_second",
+          "The io.max byte rate limit ioqos wrote for the pod on the disk (rbps, wbps);"
+              + " absent means max");
+  static final Family MAX_IOPS =
+      Family.gauge(
+          "ioqos_pod_io_max_iops",
+          "The io.max I/O operations per second limit ioqos wrote for the pod on the disk (riops,"
+              + " wiops); absent means max");
+  static final Family TIER_APPLIED =
+      Family.gauge(
+          "ioqos_pod_tier_applied",
+          "1 when every value of the pod's tier was written and read back, 0 when the kernel"
+              + " refused or changed one (see the pod's ApplyFailed Event)");
+
+  /** The io.stat families by {@link IoStatScan} field. */
+  private static final Family[] STAT = new Family[IoStatScan.FIELDS];
+
+  static {
+    STAT[IoStatScan.RBYTES] = READ_BYTES;
+    STAT[IoStatScan.WBYTES] = WRITTEN_BYTES;
+    STAT[IoStatScan.RIOS] = READS;
+    STAT[IoStatScan.WIOS] = WRITES;
+    STAT[IoStatScan.DBYTES] = DISCARDED_BYTES;
+    STAT[IoStatScan.DIOS] = DISCARDS;
+  }
+
+  /** The applied-value families, indexes into {@link TrackedPod#applied}. */
+  private static final Family[] APPLIED = {WEIGHT, MAX_BYTES, MAX_IOPS, TIER_APPLIED};
+
+  private static final int APPLIED_WEIGHT = 0;
+  private static final int APPLIED_MAX_BYTES = 1;
+  private static final int APPLIED_MAX_IOPS = 2;
+  private static final int APPLIED_TIER = 3;
+
+  private static final byte[] NEWLINE = {'\n'};
+  private static final TrackedPod[] NO_PODS = new TrackedPod[0];
 
   private final CgroupFiles files;
   private final Supplier<Optional<CgroupTree>> tree;
@@ -78,7 +143,6 @@ public final class PodIoMetrics implements MeterBinder {
   private final long maxAgeNanos;
   private final LongSupplier nanoClock;
   private final Map<String, TrackedPod> pods = new ConcurrentHashMap<>();
-  private volatile MeterRegistry registry;
 
   /**
    * @param files reads cgroup files without following symlinks
@@ -106,12 +170,6 @@ public final class PodIoMetrics implements MeterBinder {
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
   }
 
-  @Override
-  public void bindTo(MeterRegistry registry) {
-    this.registry = registry;
-    pods.values().forEach(TrackedPod::registerApplied);
-  }
-
   /**
    * Says that a pod is managed with {@code tier}: its files are read from now on and its applied
    * values (looked up now, after the write) become gauges. A changed identity (tier, name,
@@ -119,28 +177,15 @@ public final class PodIoMetrics implements MeterBinder {
    */
   public void managed(
       String uid, String namespace, String name, String tier, String cgroupPath, TierState state) {
-    TrackedPod wanted = new TrackedPod(uid, namespace, name, tier, cgroupPath);
+    TrackedPod wanted = new TrackedPod(namespace, name, tier, cgroupPath);
     TrackedPod current =
-        pods.compute(
-            uid,
-            (key, old) -> {
-              if (old != null && old.sameIdentity(wanted)) {
-                return old;
-              }
-              if (old != null) {
-                old.remove();
-              }
-              return wanted;
-            });
+        pods.compute(uid, (key, old) -> old != null && old.sameIdentity(wanted) ? old : wanted);
     current.update(state, applied.apply(uid));
   }
 
   /** Forgets a pod: its series vanish from the next scrape. */
   public void forget(String uid) {
-    TrackedPod pod = pods.remove(uid);
-    if (pod != null) {
-      pod.remove();
-    }
+    pods.remove(uid);
   }
 
   /** The UIDs of the pods with series. */
@@ -149,51 +194,200 @@ public final class PodIoMetrics implements MeterBinder {
   }
 
   /**
-   * Reads each pod's files (unless read within {@code maxAge}) and creates the meters of disks and
-   * pressure that appeared. Called before each scrape so that a new disk shows in that scrape.
+   * Reads each pod's files unless read within {@code maxAge}. Called before each scrape so that a
+   * new disk shows in that scrape.
    */
   public void refresh() {
+    Reader reader = new Reader();
     for (TrackedPod pod : pods.values()) {
-      pod.refresh();
+      pod.sample(reader);
     }
   }
 
-  /** One read of a pod's files: io.stat by device (every device seen so far) and io.pressure. */
-  private record Sample(
-      long readAtNanos, boolean read, Map<DeviceId, IoStatEntry> devices, IoPressure pressure) {
-    static final Sample NONE = new Sample(0, false, Map.of(), null);
+  /** The text of every pod's series, as of the last {@link #refresh}. */
+  public String render() {
+    Exposition out = new Exposition(4096);
+    render(out);
+    return out.toString();
+  }
+
+  /**
+   * Writes every pod's series, family by family (the text format wants a family's samples
+   * together): each family's HELP and TYPE once, and only when it has a sample.
+   */
+  void render(Exposition out) {
+    TrackedPod[] tracked = pods.values().toArray(NO_PODS);
+    Sample[] samples = new Sample[tracked.length];
+    byte[][][] appliedLines = new byte[tracked.length][][];
+    for (int i = 0; i < tracked.length; i++) {
+      samples[i] = tracked[i].sample;
+      appliedLines[i] = tracked[i].applied;
+    }
+    // Families in name order, as the meter registry writes them.
+    stat(out, IoStatScan.DBYTES, samples);
+    stat(out, IoStatScan.DIOS, samples);
+    applied(out, APPLIED_MAX_BYTES, appliedLines);
+    applied(out, APPLIED_MAX_IOPS, appliedLines);
+    pressure(out, PRESSURE_STALLED, tracked, samples);
+    pressure(out, PRESSURE_WAITING, tracked, samples);
+    stat(out, IoStatScan.RBYTES, samples);
+    stat(out, IoStatScan.RIOS, samples);
+    applied(out, APPLIED_WEIGHT, appliedLines);
+    stat(out, IoStatScan.WIOS, samples);
+    stat(out, IoStatScan.WBYTES, samples);
+    applied(out, APPLIED_TIER, appliedLines);
+  }
+
+  private static void stat(Exposition out, int field, Sample[] samples) {
+    Family family = STAT[field];
+    boolean any = false;
+    for (Sample sample : samples) {
+      byte[][] labels = sample.labels;
+      long[] counters = sample.counters;
+      for (int d = 0; d < labels.length; d++) {
+        if (!any) {
+          out.append(family.header);
+          any = true;
+        }
+        out.sample(family.name, labels[d], counters[d * IoStatScan.FIELDS + field]);
+      }
+    }
+  }
+
+  private static void pressure(
+      Exposition out, Family family, TrackedPod[] tracked, Sample[] samples) {
+    boolean waiting = family == PRESSURE_WAITING;
+    boolean any = false;
+    for (int i = 0; i < samples.length; i++) {
+      Sample sample = samples[i];
+      if (!sample.pressure || (!waiting && !sample.full)) {
+        continue;
+      }
+      if (!any) {
+        out.append(family.header);
+        any = true;
+      }
+      long micros = waiting ? sample.someMicros : sample.fullMicros;
+      out.append(family.name).append(tracked[i].seriesLabels).value(micros / 1_000_000.0);
+      out.append(NEWLINE);
+    }
+  }
+
+  private static void applied(Exposition out, int index, byte[][][] appliedLines) {
+    boolean any = false;
+    for (byte[][] lines : appliedLines) {
+      byte[] text = lines[index];
+      if (text.length == 0) {
+        continue;
+      }
+      if (!any) {
+        out.append(APPLIED[index].header);
+        any = true;
+      }
+      out.append(text);
+    }
+  }
+
+  /** One family of series: its name, the name followed by '{', and its HELP and TYPE lines. */
+  record Family(String metric, byte[] name, byte[] header) {
+    static Family counter(String name, String help) {
+      return of(name, help, "counter");
+    }
+
+    static Family gauge(String name, String help) {
+      return of(name, help, "gauge");
+    }
+
+    private static Family of(String name, String help, String type) {
+      return new Family(
+          name,
+          Exposition.ascii(name + "{"),
+          Exposition.utf8("# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n"));
+    }
+  }
+
+  /** The reusable state of one refresh: a read buffer and the two scanners. */
+  private static final class Reader {
+    final ReadBuffer buffer = new ReadBuffer(1024);
+    final IoStatScan stat = new IoStatScan();
+    final IoPressureScan pressure = new IoPressureScan();
+  }
+
+  /**
+   * One read of a pod's files: every device seen so far (sorted, with its series labels and six
+   * counters) and the pressure totals. Immutable once published.
+   */
+  private static final class Sample {
+    static final Sample NONE =
+        new Sample(0, false, new DeviceId[0], new byte[0][], new long[0], false, 0, false, 0);
+
+    final long readAtNanos;
+    final boolean read;
+    final DeviceId[] devices;
+    final byte[][] labels;
+    final long[] counters;
+    final boolean pressure;
+    final long someMicros;
+    final boolean full;
+    final long fullMicros;
+
+    Sample(
+        long readAtNanos,
+        boolean read,
+        DeviceId[] devices,
+        byte[][] labels,
+        long[] counters,
+        boolean pressure,
+        long someMicros,
+        boolean full,
+        long fullMicros) {
+      this.readAtNanos = readAtNanos;
+      this.read = read;
+      this.devices = devices;
+      this.labels = labels;
+      this.counters = counters;
+      this.pressure = pressure;
+      this.someMicros = someMicros;
+      this.full = full;
+      this.fullMicros = fullMicros;
+    }
 
     boolean freshAt(long now, long maxAgeNanos) {
       return read && now - readAtNanos < maxAgeNanos;
     }
   }
 
-  /** One managed pod: where its files are, its latest sample and the meters made from it. */
+  /** One managed pod: where its files are, its latest sample and its series' text. */
   private final class TrackedPod {
-    private final String uid;
     private final String namespace;
     private final String name;
     private final String tier;
     private final String cgroupPath;
-    private final Tags tags;
-    private volatile Sample sample = Sample.NONE;
+
+    /** {@code namespace="..",pod="..",tier=".."}. */
+    private final String podLabels;
+
+    /** {@code namespace="..",pod="..",tier=".."} }: the labels of the pod's own series, closed. */
+    final byte[] seriesLabels;
+
+    volatile Sample sample = Sample.NONE;
+
+    /** The lines of each applied-value family for this pod, empty when none. */
+    volatile byte[][] applied = {new byte[0], new byte[0], new byte[0], new byte[0]};
+
     // Guarded by this:
     private CgroupDir dir;
-    private boolean removed;
-    private final Map<DeviceId, List<Meter>> deviceMeters = new HashMap<>();
-    private final List<Meter> pressureMeters = new ArrayList<>();
-    private final List<Meter> appliedMeters = new ArrayList<>();
     private TierState state;
     private AppliedValues values;
-    private boolean appliedRegistered;
 
-    TrackedPod(String uid, String namespace, String name, String tier, String cgroupPath) {
-      this.uid = uid;
+    TrackedPod(String namespace, String name, String tier, String cgroupPath) {
       this.namespace = namespace;
       this.name = name;
       this.tier = tier;
       this.cgroupPath = cgroupPath;
-      this.tags = Tags.of("namespace", namespace, "pod", name, "tier", tier);
+      this.podLabels =
+          label("namespace", namespace) + "," + label("pod", name) + "," + label("tier", tier);
+      this.seriesLabels = Exposition.utf8(podLabels + "} ");
     }
 
     boolean sameIdentity(TrackedPod other) {
@@ -205,92 +399,68 @@ public final class PodIoMetrics implements MeterBinder {
 
     synchronized void update(TierState newState, AppliedValues newValues) {
       AppliedValues held = newValues == null ? AppliedValues.NONE : newValues;
-      if (removed || (appliedRegistered && newState == state && held.equals(values))) {
+      if (newState == state && held.equals(values)) {
         return;
       }
       state = newState;
       values = held;
-      unregister(appliedMeters);
-      appliedMeters.clear();
-      appliedRegistered = false;
-      registerApplied();
-    }
-
-    synchronized void registerApplied() {
-      MeterRegistry meters = registry;
-      if (meters == null || removed || state == null || appliedRegistered) {
-        return;
+      StringBuilder[] lines = new StringBuilder[APPLIED.length];
+      for (int i = 0; i < lines.length; i++) {
+        lines[i] = new StringBuilder();
       }
-      appliedRegistered = true;
       if (state != TierState.DRY_RUN) {
-        double inForce = state == TierState.APPLIED ? 1 : 0;
-        appliedMeters.add(
-            Gauge.builder(TIER_APPLIED, () -> inForce)
-                .strongReference(true)
-                .description(
-                    "1 when every value of the pod's tier was written and read back, 0 when the"
-                        + " kernel refused or changed one (see the pod's ApplyFailed Event)")
-                .tags(tags)
-                .register(meters));
+        line(lines[APPLIED_TIER], TIER_APPLIED, podLabels, state == TierState.APPLIED ? 1 : 0);
       }
-      weightGauge(meters, "io.weight", values.ioWeight());
-      weightGauge(meters, "io.bfq.weight", values.bfqWeight());
-      values
-          .limits()
+      weight(lines[APPLIED_WEIGHT], "io.weight", held.ioWeight());
+      weight(lines[APPLIED_WEIGHT], "io.bfq.weight", held.bfqWeight());
+      held.limits()
           .forEach(
               (device, keys) -> {
-                Tags deviceTags = deviceTags(DeviceId.parse(device));
-                limitGauge(meters, MAX_BYTES, deviceTags, "read", keys.get("rbps"));
-                limitGauge(meters, MAX_BYTES, deviceTags, "write", keys.get("wbps"));
-                limitGauge(meters, MAX_IOPS, deviceTags, "read", keys.get("riops"));
-                limitGauge(meters, MAX_IOPS, deviceTags, "write", keys.get("wiops"));
+                String deviceLabels = deviceLabels(DeviceId.parse(device));
+                limit(lines[APPLIED_MAX_BYTES], MAX_BYTES, deviceLabels, "read", keys.get("rbps"));
+                limit(lines[APPLIED_MAX_BYTES], MAX_BYTES, deviceLabels, "write", keys.get("wbps"));
+                limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "read", keys.get("riops"));
+                limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "write", keys.get("wiops"));
               });
-    }
-
-    private void weightGauge(MeterRegistry meters, String file, Integer weight) {
-      if (weight == null) {
-        return;
+      byte[][] text = new byte[APPLIED.length][];
+      for (int i = 0; i < text.length; i++) {
+        text[i] = Exposition.utf8(lines[i].toString());
       }
-      double value = weight;
-      appliedMeters.add(
-          Gauge.builder(WEIGHT, () -> value)
-              .strongReference(true)
-              .description(
-                  "The default weight ioqos wrote into the pod's io.weight (1..10000, iocost) or"
-                      + " io.bfq.weight (1..1000, bfq), as read back")
-              .tags(tags)
-              .tag("file", file)
-              .register(meters));
+      applied = text;
     }
 
-    private void limitGauge(
-        MeterRegistry meters, String meterName, Tags deviceTags, String direction, Long limit) {
-      if (limit == null) {
-        return; // max: no limit, no series
+    private void weight(StringBuilder out, String file, Integer weight) {
+      if (weight != null) {
+        line(out, WEIGHT, label("file", file) + "," + podLabels, weight);
       }
-      boolean bytes = meterName.equals(MAX_BYTES);
-      double value = limit;
-      appliedMeters.add(
-          Gauge.builder(meterName, () -> value)
-              .strongReference(true)
-              .description(
-                  bytes
-                      ? "The io.max byte rate limit ioqos wrote for the pod on the disk (rbps, wbps);"
-                          + " absent means max"
-                      : "The io.max I/O operations per second limit ioqos wrote for the pod on the"
-                          + " disk (riops, wiops); absent means max")
-              .baseUnit(bytes ? "bytes_per_second" : "iops")
-              .tags(deviceTags)
-              .tag("direction", direction)
-              .register(meters));
     }
 
-    private Tags deviceTags(DeviceId device) {
-      return tags.and("device", device.toString(), "device_name", deviceNames.apply(device));
+    private void limit(
+        StringBuilder out, Family family, String deviceLabels, String direction, Long limit) {
+      if (limit != null) { // max: no limit, no series
+        line(out, family, deviceLabels + label("direction", direction) + "," + podLabels, limit);
+      }
+    }
+
+    private void line(StringBuilder out, Family family, String labels, double value) {
+      out.append(family.metric())
+          .append('{')
+          .append(labels)
+          .append("} ")
+          .append(Double.toString(value))
+          .append('\n');
+    }
+
+    /** {@code device="..",device_name="..",}: the labels a disk adds, before the pod's. */
+    private String deviceLabels(DeviceId device) {
+      return label("device", device.toString())
+          + ","
+          + label("device_name", deviceNames.apply(device))
+          + ",";
     }
 
     /** The latest sample, reading the files first when it is older than {@code maxAge}. */
-    Sample sample() {
+    Sample sample(Reader reader) {
       long now = nanoClock.getAsLong();
       Sample current = sample;
       if (current.freshAt(now, maxAgeNanos)) {
@@ -301,32 +471,112 @@ public final class PodIoMetrics implements MeterBinder {
         if (current.freshAt(now, maxAgeNanos)) {
           return current;
         }
-        current = read(current, now);
+        current = read(current, now, reader);
         sample = current;
         return current;
       }
     }
 
     /** Reads io.stat and io.pressure once; a failed read keeps the previous values. */
-    private Sample read(Sample previous, long now) {
-      Map<DeviceId, IoStatEntry> devices = previous.devices();
-      IoPressure pressure = previous.pressure();
+    private Sample read(Sample previous, long now, Reader reader) {
+      DeviceId[] devices = previous.devices;
+      byte[][] labels = previous.labels;
+      long[] counters = previous.counters;
+      boolean pressure = previous.pressure;
+      long someMicros = previous.someMicros;
+      boolean full = previous.full;
+      long fullMicros = previous.fullMicros;
       CgroupDir cgroup = dir();
       if (cgroup != null) {
         try {
-          devices = merge(devices, IoStat.parse(files.read(cgroup, IoFile.IO_STAT)));
+          files.read(cgroup, IoFile.IO_STAT, reader.buffer);
+          IoStatScan stat = reader.stat;
+          if (!stat.scan(reader.buffer.bytes(), reader.buffer.length())) {
+            stat.load(IoStat.parse(reader.buffer.text()));
+          }
+          Sample merged = merge(previous, stat);
+          devices = merged.devices;
+          labels = merged.labels;
+          counters = merged.counters;
         } catch (CgroupIoException | KernelFormatException e) {
           LOG.debug("pod {}/{}: io.stat not read: {}", namespace, name, e.getMessage());
         }
         if (psi.getAsBoolean()) {
           try {
-            pressure = IoPressure.parse(files.read(cgroup, IoFile.IO_PRESSURE));
+            files.read(cgroup, IoFile.IO_PRESSURE, reader.buffer);
+            IoPressureScan scan = reader.pressure;
+            if (!scan.scan(reader.buffer.bytes(), reader.buffer.length())) {
+              scan.load(IoPressure.parse(reader.buffer.text()));
+            }
+            pressure = true;
+            someMicros = scan.someMicros();
+            if (scan.hasFull()) {
+              full = true;
+              fullMicros = scan.fullMicros();
+            }
           } catch (CgroupIoException | KernelFormatException e) {
             LOG.debug("pod {}/{}: io.pressure not read: {}", namespace, name, e.getMessage());
           }
         }
       }
-      return new Sample(now, true, devices, pressure);
+      return new Sample(
+          now, true, devices, labels, counters, pressure, someMicros, full, fullMicros);
+    }
+
+    /**
+     * The devices of a new read, plus any device an earlier read had and this one lacks: a counter
+     * never goes back to zero because a line was missing once. Only {@code devices}, {@code labels}
+     * and {@code counters} of the result count.
+     */
+    private Sample merge(Sample previous, IoStatScan stat) {
+      DeviceId[] known = previous.devices;
+      int found = stat.count();
+      int[] slots = new int[found];
+      int added = 0;
+      for (int s = 0; s < found; s++) {
+        slots[s] = indexOf(known, stat.major(s), stat.minor(s));
+        if (slots[s] < 0) {
+          added++;
+        }
+      }
+      DeviceId[] devices = known;
+      byte[][] labels = previous.labels;
+      long[] counters = Arrays.copyOf(previous.counters, previous.counters.length);
+      if (added > 0) {
+        List<DeviceId> all = new ArrayList<>(Arrays.asList(known));
+        for (int s = 0; s < found; s++) {
+          if (slots[s] < 0) {
+            all.add(new DeviceId(stat.major(s), stat.minor(s)));
+          }
+        }
+        all.sort(null);
+        devices = all.toArray(new DeviceId[0]);
+        labels = new byte[devices.length][];
+        counters = new long[devices.length * IoStatScan.FIELDS];
+        for (int d = 0; d < devices.length; d++) {
+          int old = indexOf(known, devices[d].major(), devices[d].minor());
+          if (old >= 0) {
+            labels[d] = previous.labels[old];
+            System.arraycopy(
+                previous.counters,
+                old * IoStatScan.FIELDS,
+                counters,
+                d * IoStatScan.FIELDS,
+                IoStatScan.FIELDS);
+          } else {
+            labels[d] = Exposition.utf8(deviceLabels(devices[d]) + podLabels + "} ");
+          }
+        }
+        for (int s = 0; s < found; s++) {
+          slots[s] = indexOf(devices, stat.major(s), stat.minor(s));
+        }
+      }
+      for (int s = 0; s < found; s++) {
+        for (int f = 0; f < IoStatScan.FIELDS; f++) {
+          counters[slots[s] * IoStatScan.FIELDS + f] = stat.value(s, f);
+        }
+      }
+      return new Sample(0, false, devices, labels, counters, false, 0, false, 0);
     }
 
     private CgroupDir dir() {
@@ -344,165 +594,23 @@ public final class PodIoMetrics implements MeterBinder {
       return dir;
     }
 
-    void refresh() {
-      Sample current = sample();
-      synchronized (this) {
-        MeterRegistry meters = registry;
-        if (meters == null || removed) {
-          return;
-        }
-        for (DeviceId device : current.devices().keySet()) {
-          if (!deviceMeters.containsKey(device)) {
-            deviceMeters.put(device, deviceCounters(meters, device));
-          }
-        }
-        if (current.pressure() != null && pressureMeters.isEmpty()) {
-          pressureMeters.add(
-              pressureCounter(
-                  meters,
-                  PRESSURE_WAITING,
-                  "Time at least one task of the pod waited on I/O (io.pressure some total)",
-                  p -> p.some()));
-          if (current.pressure().full().isPresent()) {
-            pressureMeters.add(
-                pressureCounter(
-                    meters,
-                    PRESSURE_STALLED,
-                    "Time all non-idle tasks of the pod were stalled on I/O at once (io.pressure"
-                        + " full total)",
-                    p -> p.full().orElse(null)));
-          }
-        }
-      }
-    }
-
-    private List<Meter> deviceCounters(MeterRegistry meters, DeviceId device) {
-      Tags deviceTags = deviceTags(device);
-      return List.of(
-          statCounter(
-              meters,
-              READ_BYTES,
-              BaseUnits.BYTES,
-              "Bytes the pod read from the disk (io.stat rbytes)",
-              deviceTags,
-              device,
-              IoStatEntry::rbytes),
-          statCounter(
-              meters,
-              WRITTEN_BYTES,
-              BaseUnits.BYTES,
-              "Bytes the pod wrote to the disk (io.stat wbytes)",
-              deviceTags,
-              device,
-              IoStatEntry::wbytes),
-          statCounter(
-              meters,
-              READS,
-              "reads",
-              "Read operations the pod completed on the disk (io.stat rios)",
-              deviceTags,
-              device,
-              IoStatEntry::rios),
-          statCounter(
-              meters,
-              WRITES,
-              "writes",
-              "Write operations the pod completed on the disk (io.stat wios)",
-              deviceTags,
-              device,
-              IoStatEntry::wios),
-          statCounter(
-              meters,
-              DISCARDED_BYTES,
-              BaseUnits.BYTES,
-              "Bytes the pod discarded on the disk (io.stat dbytes)",
-              deviceTags,
-              device,
-              IoStatEntry::dbytes),
-          statCounter(
-              meters,
-              DISCARDS,
-              "discards",
-              "Discard operations the pod completed on the disk (io.stat dios)",
-              deviceTags,
-              device,
-              IoStatEntry::dios));
-    }
-
-    private Meter statCounter(
-        MeterRegistry meters,
-        String meterName,
-        String unit,
-        String description,
-        Tags deviceTags,
-        DeviceId device,
-        ToLongFunction<IoStatEntry> field) {
-      return FunctionCounter.builder(
-              meterName,
-              this,
-              pod -> {
-                IoStatEntry entry = pod.sample().devices().get(device);
-                return entry == null ? 0 : field.applyAsLong(entry);
-              })
-          .description(description + ", as the kernel counts it since the cgroup was created")
-          .baseUnit(unit)
-          .tags(deviceTags)
-          .register(meters);
-    }
-
-    private Meter pressureCounter(
-        MeterRegistry meters,
-        String meterName,
-        String description,
-        Function<IoPressure, PressureLine> line) {
-      return FunctionCounter.builder(
-              meterName,
-              this,
-              pod -> {
-                IoPressure pressure = pod.sample().pressure();
-                PressureLine selected = pressure == null ? null : line.apply(pressure);
-                return selected == null ? 0 : selected.totalSeconds();
-              })
-          .description(description + ", as the kernel counts it since the cgroup was created")
-          .baseUnit("seconds")
-          .tags(tags)
-          .register(meters);
-    }
-
-    synchronized void remove() {
-      removed = true;
-      deviceMeters.values().forEach(this::unregister);
-      deviceMeters.clear();
-      unregister(pressureMeters);
-      pressureMeters.clear();
-      unregister(appliedMeters);
-      appliedMeters.clear();
-    }
-
-    private void unregister(List<Meter> list) {
-      MeterRegistry meters = registry;
-      if (meters != null) {
-        list.forEach(meters::remove);
-      }
-    }
-
     @Override
     public String toString() {
-      return namespace + "/" + name + " (" + uid + ")";
+      return namespace + "/" + name;
     }
   }
 
-  /**
-   * The devices of a new read, plus any device an earlier read had and this one lacks: a counter
-   * never goes back to zero because a line was missing once.
-   */
-  static Map<DeviceId, IoStatEntry> merge(
-      Map<DeviceId, IoStatEntry> previous, SortedMap<DeviceId, IoStatEntry> latest) {
-    if (latest.keySet().containsAll(previous.keySet())) {
-      return latest;
+  private static int indexOf(DeviceId[] devices, int major, int minor) {
+    for (int i = 0; i < devices.length; i++) {
+      if (devices[i].major() == major && devices[i].minor() == minor) {
+        return i;
+      }
     }
-    Map<DeviceId, IoStatEntry> merged = new TreeMap<>(previous);
-    merged.putAll(latest);
-    return merged;
+    return -1;
+  }
+
+  /** {@code name="value"}, the value escaped. */
+  private static String label(String name, String value) {
+    return name + "=\"" + Exposition.escape(value) + "\"";
   }
 }

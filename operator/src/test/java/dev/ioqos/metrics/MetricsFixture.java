@@ -4,6 +4,7 @@ import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cgroup.IoFile;
+import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.PodCgroupLayout;
 import dev.ioqos.core.PodUid;
@@ -59,7 +60,6 @@ final class MetricsFixture {
             capabilities::psi,
             Duration.ofSeconds(1),
             nanos::get);
-    pods.bindTo(registry);
     return pods;
   }
 
@@ -102,9 +102,10 @@ final class MetricsFixture {
     nanos.addAndGet(duration.toNanos());
   }
 
+  /** The registry's meters and the pods' series, as {@link AgentMetrics#scrape()} joins them. */
   String scrape(PodIoMetrics pods) {
     pods.refresh();
-    return registry.scrape(AgentMetrics.CONTENT_TYPE);
+    return registry.scrape(AgentMetrics.CONTENT_TYPE) + pods.render();
   }
 
   /** Counts the cgroup file reads, to prove a scrape reads each file once. */
@@ -115,6 +116,13 @@ final class MetricsFixture {
     public String read(dev.ioqos.cgroup.CgroupDir dir, IoFile file) throws CgroupIoException {
       reads.incrementAndGet();
       return super.read(dir, file);
+    }
+
+    @Override
+    public void read(dev.ioqos.cgroup.CgroupDir dir, IoFile file, ReadBuffer into)
+        throws CgroupIoException {
+      reads.incrementAndGet();
+      super.read(dir, file, into);
     }
   }
 }
