@@ -96,6 +96,23 @@ public final class SandboxNode {
     }
   }
 
+  /**
+   * Removes a pod's cgroup as kubelet does when the pod is gone (here with its files, which a
+   * kernel's cgroupfs drops by itself on rmdir).
+   */
+  public void removePod(String uid, QosClass qos) {
+    Path dir = podDir(uid, qos);
+    try (var files = Files.walk(dir)) {
+      for (Path path : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      // Already gone.
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public Path podDir(String uid, QosClass qos) {
     return cgroupfs.resolve(layout.podPath(qos, PodUid.of(uid)).substring(1));
   }
