@@ -148,7 +148,9 @@ public final class NodeStateReporter {
     PodCounts counts = new PodCounts();
     List<PodFailure> failures = new ArrayList<>();
     int applied = 0;
-    for (PodResult result : pods.values()) {
+    // One snapshot for every count: pods change while the status is built (reconciler threads).
+    List<PodResult> results = List.copyOf(pods.values());
+    for (PodResult result : results) {
       if (result.applied()) {
         applied++;
       } else if (failures.size() < PodCounts.MAX_FAILURES) {
@@ -157,14 +159,15 @@ public final class NodeStateReporter {
       }
     }
     failures.sort(java.util.Comparator.comparing(f -> f.getNamespace() + "/" + f.getName()));
-    counts.setManaged(pods.size());
+    int managed = results.size();
+    counts.setManaged(managed);
     counts.setApplied(applied);
-    counts.setFailed(pods.size() - applied);
+    counts.setFailed(managed - applied);
     counts.setFailures(failures.isEmpty() ? null : failures);
     status.setPods(counts);
-    status.setPolicies(policies(pods.values()));
+    status.setPolicies(policies(results));
     // A kernel refusal on any pod shows on the node too, not only as that pod's Event.
-    int failed = pods.size() - applied;
+    int failed = managed - applied;
     condition(
         "PodsApplied",
         failed == 0,
@@ -173,7 +176,7 @@ public final class NodeStateReporter {
             ? "every managed pod holds its tier's values"
             : failed
                 + " of "
-                + pods.size()
+                + managed
                 + " managed pods failed, first: "
                 + failures.get(0).getNamespace()
                 + "/"

@@ -42,6 +42,10 @@ public final class AgentBench {
   static final String AGENT_UA = "ioqos-agent/";
   static final String DRIVER_UA = "ioqos-bench/driver";
   static final String LOW_CAP = "254:16 rbps=max wbps=20971520 riops=max wiops=200";
+
+  /** Tier high's weight 500 (io.weight's 1..10000) as bfq's 1..1000 scale has it. */
+  static final String HIGH_BFQ = "default 136\n";
+
   static final Duration APPLY_TIMEOUT = Duration.ofSeconds(5);
 
   private final Options options;
@@ -57,6 +61,7 @@ public final class AgentBench {
   private AppliedWatcher watcher;
   private AgentProcess agent;
   private AuditLog audit;
+  private boolean closed;
 
   private AgentBench(Options options) {
     this.options = options;
@@ -65,6 +70,8 @@ public final class AgentBench {
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
     AgentBench bench = new AgentBench(options);
+    Thread cleanup = new Thread(bench::close, "bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
     String markdown;
     try {
       markdown = bench.run();
@@ -166,9 +173,11 @@ public final class AgentBench {
     long first = Long.MAX_VALUE;
     long last = 0;
     int missing = 0;
+    long applyDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     for (CompletableFuture<Long> future : applied) {
       try {
-        long seen = future.get(30, TimeUnit.SECONDS);
+        long seen =
+            future.get(Math.max(0, applyDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         first = Math.min(first, seen);
         last = Math.max(last, seen);
       } catch (TimeoutException e) {
@@ -441,7 +450,7 @@ public final class AgentBench {
     String max = read(dir.resolve("io.max"));
     return tier.equals("low")
         ? bfq.equals("default 10\n") && max.contains(LOW_CAP)
-        : bfq.equals("default 500\n") && !max.contains("wbps=20971520");
+        : bfq.equals(HIGH_BFQ) && !max.contains("wbps=20971520");
   }
 
   private static String read(Path file) {
@@ -475,7 +484,11 @@ public final class AgentBench {
     System.err.println("[bench " + Instant.now() + "] " + message);
   }
 
-  private void close() {
+  private synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try {
       if (agent != null) {
         agent.close();
