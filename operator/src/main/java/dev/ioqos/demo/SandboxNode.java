@@ -153,6 +153,6 @@ public final class SandboxNode {
 
   private static void link(Path link, String target) throws IOException {
     Files.createDirectories(link.getParent());
-    Files.createSymbolicLink(link, Path.of(target));
+    Files.createSymbolicLink(link, link.getFileSystem().getPath(target));
   }
 }
