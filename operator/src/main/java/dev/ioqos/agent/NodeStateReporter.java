@@ -78,6 +78,7 @@ public final class NodeStateReporter {
   private final Map<String, PodResult> pods = new ConcurrentHashMap<>();
   private final Map<String, Condition> conditions = new ConcurrentHashMap<>();
   private String lastWritten;
+  private IoNodeState written;
 
   public NodeStateReporter(KubernetesClient client, String nodeName, Clock clock) {
     this.client = client;
@@ -241,8 +242,10 @@ public final class NodeStateReporter {
       return;
     }
     try {
-      var resource = client.resources(IoNodeState.class).withName(nodeName);
-      IoNodeState state = resource.get();
+      IoNodeState state = written;
+      if (state == null) {
+        state = client.resources(IoNodeState.class).withName(nodeName).get();
+      }
       if (state == null) {
         state = new IoNodeState();
         state.getMetadata().setName(nodeName);
@@ -263,9 +266,13 @@ public final class NodeStateReporter {
         state = client.resource(state).create();
       }
       state.setStatus(status);
-      client.resource(state).updateStatus();
+      // The object this agent wrote last is the one to update: no read before each write. Its
+      // resourceVersion makes a concurrent change (or a deletion) fail the update, and the next
+      // publish reads the object again.
+      written = client.resource(state).updateStatus();
       lastWritten = json;
     } catch (KubernetesClientException e) {
+      written = null;
       LOG.warn("could not write IoNodeState {}: {}", nodeName, e.getMessage());
     }
   }

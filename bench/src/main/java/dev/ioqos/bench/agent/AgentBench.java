@@ -223,6 +223,7 @@ public final class AgentBench {
     idle.put("rss", agent.procStatus("VmRSS"));
     idle.put("rssMax", rssMax);
     idle.put("threads", agent.procStatus("Threads"));
+    idle.put("threadNames", agent.threadNames());
     String metrics = agent.get("/metrics");
     idle.put("heapUsed", Exposition.sum(metrics, "jvm_memory_used_bytes", "area=\"heap\""));
     idle.put(

@@ -122,6 +122,22 @@ final class AgentProcess implements AutoCloseable {
     throw new IOException("no " + field + " in /proc/" + pid() + "/status");
   }
 
+  /** The agent's threads by name, digits folded ("pool-#-thread-#"), most frequent first. */
+  java.util.Map<String, Long> threadNames() throws IOException {
+    java.util.Map<String, Long> names = new java.util.TreeMap<>();
+    try (var tasks = Files.list(Path.of("/proc/" + pid() + "/task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          String name = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "#");
+          names.merge(name, 1L, Long::sum);
+        } catch (IOException e) {
+          // The thread ended meanwhile.
+        }
+      }
+    }
+    return names;
+  }
+
   /** User + system CPU time so far, in seconds. */
   double cpuSeconds() throws IOException {
     String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));

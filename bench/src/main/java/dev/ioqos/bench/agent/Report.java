@@ -99,6 +99,11 @@ final class Report {
         verdict(afterSync < 1000 && missing == 0),
         missing > 0 ? "; " + missing + " pods never applied" : "");
     line("").line("Agent's API requests during cold start: %s", requests).line("");
+    watches =
+        requests.entrySet().stream()
+            .filter(e -> e.getKey().startsWith("watch "))
+            .mapToInt(Map.Entry::getValue)
+            .sum();
   }
 
   void steadyState(Map<String, Object> idle, Map<String, Integer> requests) {
@@ -224,6 +229,8 @@ final class Report {
     line("| non-heap used | %s | |", mib((double) idle.get("nonHeapUsed")));
     line("| threads | %d | %d |", (long) idle.get("threads"), (long) churn.get("threadsMax"));
     line("");
+    line("Threads at idle by name (digits folded): %s", idle.get("threadNames"));
+    line("");
     long rss = Math.max((long) idle.get("rss"), (long) churn.get("rssMax"));
     line("RSS goal <= 96 MiB: %s.", verdict(rss <= 96 * 1024));
     line("");
@@ -238,7 +245,7 @@ final class Report {
     long idleReads = idleRequests.size() - idleWrites;
     line("## Scale on paper: %d nodes x %d pods", nodes, podsPerNode).line("");
     line(
-        "From this run's per-node figures (watches opened in the idle window: %d; requests per"
+        "From this run's per-node figures (watches the agent opened at start: %d; requests per"
             + " minute at idle: %.1f reads, %.1f writes; %.2f agent writes per pod creation or"
             + " deletion):",
         watches, idleReads * 60 / idleSeconds, idleWrites * 60 / idleSeconds, writesPerPodChange);
