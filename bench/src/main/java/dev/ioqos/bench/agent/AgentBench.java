@@ -170,6 +170,7 @@ public final class AgentBench {
     if (ready == 0) {
       throw new IllegalStateException("the agent was not ready within 90 s; see " + agent.log);
     }
+    double cpuAtReady = agent.cpuSeconds();
     long first = Long.MAX_VALUE;
     long last = 0;
     int missing = 0;
@@ -184,6 +185,7 @@ public final class AgentBench {
         missing++;
       }
     }
+    double cpuAtApplied = agent.cpuSeconds();
     Instant to = Instant.now();
     Instant startedLog = agentStartedLine();
     List<AuditLog.Request> requests = audit.requests(from, to, ua -> ua.startsWith(AGENT_UA));
@@ -198,6 +200,8 @@ public final class AgentBench {
         missing,
         firstRequest == null ? Double.NaN : Duration.between(from, firstRequest).toNanos() / 1e6,
         startedLog == null ? Double.NaN : Duration.between(from, startedLog).toNanos() / 1e6,
+        cpuAtReady,
+        cpuAtApplied,
         AuditLog.byKind(requests));
   }
 
