@@ -127,6 +127,19 @@ public final class SandboxNode {
 
   private Path cgroup(String path, boolean delegateIo) throws IOException {
     Path dir = cgroupfs.resolve(path.substring(1));
+    if (Files.isDirectory(dir)) {
+      fill(dir, delegateIo);
+      return dir;
+    }
+    // A kernel's cgroup appears with all its files at once: fill a hidden sibling, then rename it
+    // into place, so that an agent never sees the directory without its files.
+    Path filling = dir.resolveSibling("." + dir.getFileName() + ".new");
+    fill(filling, delegateIo);
+    Files.move(filling, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    return dir;
+  }
+
+  private void fill(Path dir, boolean delegateIo) throws IOException {
     Files.createDirectories(dir);
     write(dir.resolve("cgroup.controllers"), "cpuset cpu io memory pids\n");
     write(dir.resolve("cgroup.subtree_control"), delegateIo ? "cpuset cpu io memory pids\n" : "\n");
@@ -135,7 +148,6 @@ public final class SandboxNode {
     write(dir.resolve("io.bfq.weight"), "default 100\n");
     write(dir.resolve("io.stat"), "");
     write(dir.resolve("io.pressure"), pressure(0));
-    return dir;
   }
 
   private static String pressure(long total) {

@@ -126,11 +126,6 @@ final class Report {
     line(
         "- agent API requests: %s; writes per minute: %.1f (goal 0: %s)",
         requests, writes * 60 / seconds, verdict(writes == 0));
-    watches =
-        requests.entrySet().stream()
-            .filter(e -> e.getKey().startsWith("watch "))
-            .mapToInt(Map.Entry::getValue)
-            .sum();
     line("");
   }
 
