@@ -31,6 +31,13 @@ import org.slf4j.LoggerFactory;
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
 
+  /**
+   * A reconcile is a few cgroup reads and writes and no API call (Events go through their own
+   * thread), so a few threads keep up with any node; JOSDK's default of 50 cost memory (stacks) and
+   * gained nothing.
+   */
+  static final int RECONCILE_THREADS = 4;
+
   private final AgentConfig config;
   private final NodeEngine engine;
   private final Ledger ledger;
@@ -40,6 +47,7 @@ public final class Agent implements AutoCloseable {
   private final Operator operator;
   private final PodReconciler reconciler;
   private final AgentMetrics metrics;
+  private final EventReporter events;
   private final ScheduledExecutorService periodic =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -66,8 +74,7 @@ public final class Agent implements AutoCloseable {
             config.node().sysfs(),
             config.node().procfs());
     Clock clock = Clock.systemUTC();
-    EventReporter events =
-        new EventReporter(client, config.nodeName(), Duration.ofMinutes(10), clock);
+    this.events = new EventReporter(client, config.nodeName(), Duration.ofMinutes(10), clock);
     this.nodeState = new NodeStateReporter(client, config.nodeName(), clock);
     this.nodeLabels = new NodeLabels(client, config.nodeName());
     this.handler =
@@ -85,6 +92,7 @@ public final class Agent implements AutoCloseable {
             o ->
                 o.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
+                    .withConcurrentReconciliationThreads(RECONCILE_THREADS)
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(metrics.registry())));
     ControllerConfiguration<Pod> base =
         ControllerConfigurationOverrider.override(
@@ -266,6 +274,7 @@ public final class Agent implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     operator.stop();
+    events.close();
     metrics.close();
   }
 }

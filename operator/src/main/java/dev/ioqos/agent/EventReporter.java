@@ -9,17 +9,23 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Posts Events on pods, rate limited: the same reason and message for the same pod is posted at
  * most once per {@code interval}, so a periodic resync of 500 pods does not flood the API server. A
- * failure to post is logged, never thrown: Events are a courtesy, not the source of truth.
+ * failure to post is logged, never thrown: Events are a courtesy, not the source of truth. They are
+ * posted by one background thread, so that no reconcile waits for the API server to store an Event
+ * (a full queue drops Events, logged).
  */
-public final class EventReporter {
+public final class EventReporter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventReporter.class);
   private static final int MAX_REMEMBERED = 10_000;
+  private static final int MAX_QUEUED = 1_000;
 
   /** Normal or Warning, as Kubernetes spells them. */
   public enum Type {
@@ -41,6 +47,20 @@ public final class EventReporter {
         }
       };
 
+  private final ThreadPoolExecutor poster =
+      new ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          TimeUnit.SECONDS,
+          new LinkedBlockingQueue<>(MAX_QUEUED),
+          r -> {
+            Thread thread = new Thread(r, "ioqos-events");
+            thread.setDaemon(true);
+            return thread;
+          },
+          (task, executor) -> LOG.warn("{} Events queued already: one dropped", MAX_QUEUED));
+
   public EventReporter(KubernetesClient client, String nodeName, Duration interval, Clock clock) {
     this.client = client;
     this.nodeName = nodeName;
@@ -60,6 +80,12 @@ public final class EventReporter {
       lastPosted.put(key, now);
     }
     String text = message.length() > 1024 ? message.substring(0, 1021) + "..." : message;
+    if (!poster.isShutdown()) {
+      poster.execute(() -> create(pod, type, reason, text, now));
+    }
+  }
+
+  private void create(PodTarget pod, Type type, String reason, String text, Instant now) {
     try {
       client
           .v1()
@@ -97,6 +123,12 @@ public final class EventReporter {
       LOG.warn(
           "could not post event {} on pod {}: {}", reason, pod.qualifiedName(), e.getMessage());
     }
+  }
+
+  /** Stops posting; Events still queued are dropped. */
+  @Override
+  public void close() {
+    poster.shutdownNow();
   }
 
   /** Forgets a pod's rate-limit memory, e.g. when it goes away. */

@@ -3,7 +3,6 @@ package dev.ioqos.agent;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -25,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * The node-local record of every value ioqos wrote, one JSON file on a hostPath. It is what makes a
  * revert possible when a policy, tier or annotation goes away, also while the agent was down. Each
  * change is written to a temporary file, synced and renamed over the old one, so a crash leaves
- * either the old or the new ledger, never half of one.
+ * either the old or the new ledger, never half of one. Concurrent changes share a write (group
+ * commit): a change returns once a write that includes it is on disk.
  */
 public final class Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(Ledger.class);
@@ -33,10 +33,14 @@ public final class Ledger {
 
   private final Path file;
   private final ObjectMapper json =
-      new ObjectMapper()
-          .enable(SerializationFeature.INDENT_OUTPUT)
-          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
   private final Map<String, LedgerEntry> byUid = new TreeMap<>();
+  private final Object persistLock = new Object();
+
+  /** Changes made so far (guarded by this) and the last of them on disk (by persistLock). */
+  private long version;
+
+  private long persisted;
 
   private Ledger(Path file) {
     this.file = file;
@@ -90,20 +94,47 @@ public final class Ledger {
   }
 
   /** Records an entry (replacing the pod's previous one) and persists; empty entries remove it. */
-  public synchronized void put(LedgerEntry entry) {
+  public void put(LedgerEntry entry) {
     if (entry.isEmpty()) {
       remove(entry.uid());
       return;
     }
-    if (!entry.equals(byUid.put(entry.uid(), entry))) {
-      persist();
+    long change;
+    synchronized (this) {
+      if (entry.equals(byUid.put(entry.uid(), entry))) {
+        return;
+      }
+      change = ++version;
     }
+    persistUpTo(change);
   }
 
   /** Forgets a pod and persists. */
-  public synchronized void remove(String uid) {
-    if (byUid.remove(uid) != null) {
-      persist();
+  public void remove(String uid) {
+    long change;
+    synchronized (this) {
+      if (byUid.remove(uid) == null) {
+        return;
+      }
+      change = ++version;
+    }
+    persistUpTo(change);
+  }
+
+  /** Writes the ledger unless a write that includes {@code change} already happened. */
+  private void persistUpTo(long change) {
+    synchronized (persistLock) {
+      if (persisted >= change) {
+        return;
+      }
+      List<LedgerEntry> snapshot;
+      long upTo;
+      synchronized (this) {
+        snapshot = new ArrayList<>(byUid.values());
+        upTo = version;
+      }
+      persist(snapshot);
+      persisted = upTo;
     }
   }
 
@@ -111,10 +142,10 @@ public final class Ledger {
     return file;
   }
 
-  private void persist() {
+  private void persist(List<LedgerEntry> entries) {
     Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      byte[] data = json.writeValueAsBytes(new ArrayList<>(byUid.values()));
+      byte[] data = json.writeValueAsBytes(entries);
       try (FileChannel channel =
           FileChannel.open(
               temp,

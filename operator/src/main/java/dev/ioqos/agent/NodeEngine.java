@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The node side of the agent: kubelet's cgroup layout, the capability probe, disk resolution and
@@ -36,6 +37,14 @@ public final class NodeEngine {
   private volatile Optional<PodCgroupLayout> layout = Optional.empty();
   private volatile String layoutProblem = "not probed yet";
   private volatile NodeCapabilities capabilities;
+
+  /**
+   * Device selections by selector list, until the next {@link #refresh()}: resolving reads and
+   * parses the host's mount table (hundreds of lines on a busy node) and walks sysfs, which every
+   * pod of a policy would otherwise repeat. Which disk backs a path changes rarely; a change is
+   * seen at the next refresh (each resync).
+   */
+  private final Map<List<DeviceSelectorRule>, DiskSelection> resolved = new ConcurrentHashMap<>();
 
   public NodeEngine(NodeConfig config) {
     this.config = config;
@@ -57,6 +66,7 @@ public final class NodeEngine {
       layoutProblem = e.getMessage();
     }
     capabilities = probe.probe(layout);
+    resolved.clear();
     return capabilities;
   }
 
@@ -99,6 +109,20 @@ public final class NodeEngine {
 
   /** Resolves device selectors to whole disks; selectors that cannot resolve become problems. */
   public DiskSelection resolve(List<DeviceSelectorRule> selectors) {
+    List<DeviceSelectorRule> key = List.copyOf(selectors);
+    DiskSelection known = resolved.get(key);
+    if (known != null) {
+      return known;
+    }
+    DiskSelection fresh = resolveNow(key);
+    if (fresh.problems().isEmpty()) {
+      // Failures are not kept: a disk that appears is used at the next pod event.
+      resolved.put(key, fresh);
+    }
+    return fresh;
+  }
+
+  private DiskSelection resolveNow(List<DeviceSelectorRule> selectors) {
     Map<String, DiskFacts> found = new LinkedHashMap<>();
     List<String> problems = new ArrayList<>();
     List<DeviceSelectorRule> effective =

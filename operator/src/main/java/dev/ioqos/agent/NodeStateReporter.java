@@ -78,6 +78,7 @@ public final class NodeStateReporter {
   private final Map<String, PodResult> pods = new ConcurrentHashMap<>();
   private final Map<String, Condition> conditions = new ConcurrentHashMap<>();
   private String lastWritten;
+  private IoNodeState written;
 
   public NodeStateReporter(KubernetesClient client, String nodeName, Clock clock) {
     this.client = client;
@@ -148,7 +149,9 @@ public final class NodeStateReporter {
     PodCounts counts = new PodCounts();
     List<PodFailure> failures = new ArrayList<>();
     int applied = 0;
-    for (PodResult result : pods.values()) {
+    // One snapshot for every count: pods change while the status is built (reconciler threads).
+    List<PodResult> results = List.copyOf(pods.values());
+    for (PodResult result : results) {
       if (result.applied()) {
         applied++;
       } else if (failures.size() < PodCounts.MAX_FAILURES) {
@@ -157,14 +160,15 @@ public final class NodeStateReporter {
       }
     }
     failures.sort(java.util.Comparator.comparing(f -> f.getNamespace() + "/" + f.getName()));
-    counts.setManaged(pods.size());
+    int managed = results.size();
+    counts.setManaged(managed);
     counts.setApplied(applied);
-    counts.setFailed(pods.size() - applied);
+    counts.setFailed(managed - applied);
     counts.setFailures(failures.isEmpty() ? null : failures);
     status.setPods(counts);
-    status.setPolicies(policies(pods.values()));
+    status.setPolicies(policies(results));
     // A kernel refusal on any pod shows on the node too, not only as that pod's Event.
-    int failed = pods.size() - applied;
+    int failed = managed - applied;
     condition(
         "PodsApplied",
         failed == 0,
@@ -173,7 +177,7 @@ public final class NodeStateReporter {
             ? "every managed pod holds its tier's values"
             : failed
                 + " of "
-                + pods.size()
+                + managed
                 + " managed pods failed, first: "
                 + failures.get(0).getNamespace()
                 + "/"
@@ -238,8 +242,10 @@ public final class NodeStateReporter {
       return;
     }
     try {
-      var resource = client.resources(IoNodeState.class).withName(nodeName);
-      IoNodeState state = resource.get();
+      IoNodeState state = written;
+      if (state == null) {
+        state = client.resources(IoNodeState.class).withName(nodeName).get();
+      }
       if (state == null) {
         state = new IoNodeState();
         state.getMetadata().setName(nodeName);
@@ -260,9 +266,13 @@ public final class NodeStateReporter {
         state = client.resource(state).create();
       }
       state.setStatus(status);
-      client.resource(state).updateStatus();
+      // The object this agent wrote last is the one to update: no read before each write. Its
+      // resourceVersion makes a concurrent change (or a deletion) fail the update, and the next
+      // publish reads the object again.
+      written = client.resource(state).updateStatus();
       lastWritten = json;
     } catch (KubernetesClientException e) {
+      written = null;
       LOG.warn("could not write IoNodeState {}: {}", nodeName, e.getMessage());
     }
   }

@@ -5,7 +5,9 @@ import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cgroup.VerifiedWriter;
 import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoLatency;
 import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoMax;
 import dev.ioqos.core.IoMaxLine;
 import dev.ioqos.core.WeightRange;
 import dev.ioqos.core.policy.DesiredSettings;
@@ -45,6 +47,11 @@ public final class PodApplier {
     CgroupDir dir = tree.below(pod.cgroupPath());
     LedgerEntry before = ledger.get(pod.uid()).orElse(null);
     LedgerEntry wanted = entry(pod, policy, tier, desired);
+    if (wanted.equals(before) && holds(dir, desired)) {
+      // Read, not written: a resync or an unrelated pod update costs reads only, and the
+      // kernel's state is verified all the same (drift is rewritten below).
+      return ApplyOutcome.unchanged(desired.skipped());
+    }
     ledger.put(union(before, wanted));
 
     List<String> written = new ArrayList<>();
@@ -132,6 +139,47 @@ public final class PodApplier {
             heldLimits,
             heldLatency));
     return new ApplyOutcome(written, desired.skipped(), failures);
+  }
+
+  /**
+   * Whether the cgroup holds every desired value already. A file that cannot be read or parsed
+   * counts as not holding them (the write path reports it); a cgroup that is gone is thrown.
+   */
+  private boolean holds(CgroupDir dir, DesiredSettings desired) throws CgroupIoException {
+    try {
+      if (desired.ioWeight().isPresent()
+          && writer.readWeight(dir, WeightRange.IO_WEIGHT).defaultWeight()
+              != desired.ioWeight().getAsInt()) {
+        return false;
+      }
+      if (desired.bfqWeight().isPresent()
+          && writer.readWeight(dir, WeightRange.BFQ_WEIGHT).defaultWeight()
+              != desired.bfqWeight().getAsInt()) {
+        return false;
+      }
+      if (!desired.limits().isEmpty()) {
+        IoMax max = writer.readMax(dir);
+        for (Map.Entry<DeviceId, IoLimits> limit : desired.limits().entrySet()) {
+          if (!max.limitsFor(limit.getKey()).equals(limit.getValue())) {
+            return false;
+          }
+        }
+      }
+      if (!desired.latencyTargetsMicros().isEmpty()) {
+        IoLatency latency = writer.readLatency(dir);
+        for (Map.Entry<DeviceId, Long> target : desired.latencyTargetsMicros().entrySet()) {
+          if (!latency.targetMicros(target.getKey()).equals(OptionalLong.of(target.getValue()))) {
+            return false;
+          }
+        }
+      }
+      return true;
+    } catch (CgroupIoException e) {
+      if (e.failure() == dev.ioqos.cgroup.CgroupFailure.CGROUP_GONE) {
+        throw e;
+      }
+      return false;
+    }
   }
 
   /** Restores the kernel defaults for everything the ledger says ioqos wrote, then forgets it. */

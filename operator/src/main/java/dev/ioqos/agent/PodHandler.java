@@ -162,7 +162,7 @@ public final class PodHandler {
             false,
             reasonOf(cause));
         LOG.warn("pod {}: {}", target.qualifiedName(), outcome.summary());
-      } else {
+      } else if (!outcome.unchanged()) {
         events.post(
             target,
             EventReporter.Type.Normal,
@@ -182,6 +182,9 @@ public final class PodHandler {
               skippedText(outcome.skipped()).replaceFirst("^; ", "")
                   + String.join("; ", disks.problems()));
         }
+        nodeState.record(
+            pod.uid(), NodeStateReporter.PodResult.of(pod, decision, true, null, null));
+      } else {
         nodeState.record(
             pod.uid(), NodeStateReporter.PodResult.of(pod, decision, true, null, null));
       }

@@ -16,6 +16,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -49,12 +50,24 @@ public final class PodReconciler implements Reconciler<Pod> {
             InformerEventSourceConfiguration.from(IoPolicy.class, Pod.class)
                 .withName("iopolicies")
                 .withSecondaryToPrimaryMapper(policy -> allPods(context))
+                // Only the spec decides (the generation counts its changes): the aggregator's
+                // status writes must not make every node reconcile every pod.
+                .withOnUpdateFilter(
+                    (updated, old) ->
+                        !Objects.equals(
+                            updated.getMetadata().getGeneration(),
+                            old.getMetadata().getGeneration()))
                 .build(),
             context);
     namespaces =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Namespace.class, Pod.class)
                 .withName("namespaces")
+                // Only a namespace's labels decide (namespaceSelector).
+                .withOnUpdateFilter(
+                    (updated, old) ->
+                        !Objects.equals(
+                            updated.getMetadata().getLabels(), old.getMetadata().getLabels()))
                 .withSecondaryToPrimaryMapper(
                     namespace ->
                         context

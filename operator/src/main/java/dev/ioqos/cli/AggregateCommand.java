@@ -3,7 +3,6 @@ package dev.ioqos.cli;
 import dev.ioqos.agent.Aggregator;
 import dev.ioqos.agent.AggregatorConfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -70,7 +69,7 @@ final class AggregateCommand implements Callable<Integer> {
     AggregatorConfig config =
         new AggregatorConfig(
             leaseNamespace, leaseName, identity(), leaseDuration, renewDeadline, retryPeriod);
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = ApiClients.forRole("aggregator");
     CountDownLatch stopped = new CountDownLatch(1);
     try (Aggregator aggregator = new Aggregator(config, client)) {
       Runtime.getRuntime()

@@ -5,7 +5,6 @@ import dev.ioqos.agent.AgentConfig;
 import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.metrics.MetricsServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -90,7 +89,7 @@ final class RunCommand implements Callable<Integer> {
             dryRun,
             resync,
             enableIocost);
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = ApiClients.forRole("agent");
     CountDownLatch stopped = new CountDownLatch(1);
     try (Agent agent = new Agent(config, client);
         MetricsServer metrics = metricsServer(agent)) {

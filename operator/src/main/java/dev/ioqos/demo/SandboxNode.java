@@ -96,6 +96,23 @@ public final class SandboxNode {
     }
   }
 
+  /**
+   * Removes a pod's cgroup as kubelet does when the pod is gone (here with its files, which a
+   * kernel's cgroupfs drops by itself on rmdir).
+   */
+  public void removePod(String uid, QosClass qos) {
+    Path dir = podDir(uid, qos);
+    try (var files = Files.walk(dir)) {
+      for (Path path : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      // Already gone.
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public Path podDir(String uid, QosClass qos) {
     return cgroupfs.resolve(layout.podPath(qos, PodUid.of(uid)).substring(1));
   }
@@ -110,6 +127,19 @@ public final class SandboxNode {
 
   private Path cgroup(String path, boolean delegateIo) throws IOException {
     Path dir = cgroupfs.resolve(path.substring(1));
+    if (Files.isDirectory(dir)) {
+      fill(dir, delegateIo);
+      return dir;
+    }
+    // A kernel's cgroup appears with all its files at once: fill a hidden sibling, then rename it
+    // into place, so that an agent never sees the directory without its files.
+    Path filling = dir.resolveSibling("." + dir.getFileName() + ".new");
+    fill(filling, delegateIo);
+    Files.move(filling, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    return dir;
+  }
+
+  private void fill(Path dir, boolean delegateIo) throws IOException {
     Files.createDirectories(dir);
     write(dir.resolve("cgroup.controllers"), "cpuset cpu io memory pids\n");
     write(dir.resolve("cgroup.subtree_control"), delegateIo ? "cpuset cpu io memory pids\n" : "\n");
@@ -118,7 +148,6 @@ public final class SandboxNode {
     write(dir.resolve("io.bfq.weight"), "default 100\n");
     write(dir.resolve("io.stat"), "");
     write(dir.resolve("io.pressure"), pressure(0));
-    return dir;
   }
 
   private static String pressure(long total) {

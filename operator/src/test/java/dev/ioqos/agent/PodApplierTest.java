@@ -71,6 +71,27 @@ class PodApplierTest {
   }
 
   @Test
+  void valuesTheKernelHoldsAlreadyAreReadNotWrittenAndDriftIsRewritten() throws Exception {
+    DesiredSettings low = desired(OptionalInt.of(10), OptionalInt.empty(), Map.of(VDA, LOW));
+    applier.apply(pod, "storage", "low", low);
+    Path weight = podDir.resolve("io.weight");
+    Files.setLastModifiedTime(weight, java.nio.file.attribute.FileTime.fromMillis(0));
+
+    ApplyOutcome again = applier.apply(pod, "storage", "low", low);
+
+    assertThat(again.unchanged()).isTrue();
+    assertThat(again.written()).isEmpty();
+    assertThat(Files.getLastModifiedTime(weight).toMillis()).isZero();
+
+    Files.writeString(weight, "default 100\n");
+    ApplyOutcome repaired = applier.apply(pod, "storage", "low", low);
+
+    assertThat(repaired.unchanged()).isFalse();
+    assertThat(repaired.written()).contains("io.weight default 10");
+    assertThat(Files.readString(weight)).isEqualTo("default 10\n");
+  }
+
+  @Test
   void aNewTierLiftsWhatTheOldOneWroteAndNothingElse() throws Exception {
     applier.apply(
         pod, "storage", "low", desired(OptionalInt.of(10), OptionalInt.empty(), Map.of(VDA, LOW)));

@@ -1,0 +1,92 @@
+package dev.ioqos.bench.agent;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Command line of the agent benchmark. */
+final class Options {
+  /** The image's JDK_JAVA_OPTIONS (operator/Dockerfile, chart values agent.jvmFlags). */
+  static final String IMAGE_FLAGS =
+      "-XX:+UseSerialGC -XX:MaxRAMPercentage=50 -Xss512k -XX:TieredStopAtLevel=1"
+          + " -XX:ReservedCodeCacheSize=32m -XX:+ExitOnOutOfMemoryError";
+
+  /**
+   * What the chart's container limits (memory 320Mi, cpu 500m) make the JVM see in a container:
+   * MaxRAM is the memory the percentages apply to, one processor for a quota below one CPU.
+   */
+  static final String CONTAINER_FLAGS = "-XX:MaxRAM=320m -XX:ActiveProcessorCount=1";
+
+  Path out = Path.of("bench-report.md");
+  boolean quick;
+  Path jar = Path.of("operator/target/ioqos.jar");
+  Path kubeApiTest = Path.of(System.getProperty("user.home"), ".kubeapitest");
+  Path workRoot = Path.of("/dev/shm");
+  Path crds = Path.of("crds");
+  int pods = 250;
+  int events = 500;
+  int churnSeconds = 60;
+  int churnRate = 10;
+  int idleSeconds = 70;
+  int scrapes = 30;
+  String jvmFlags = IMAGE_FLAGS + " " + CONTAINER_FLAGS;
+  String commandLine;
+
+  static final String USAGE =
+      "usage: agent-bench [--out FILE] [--quick] [--jar ioqos.jar] [--pods N] [--events N]\n"
+          + "  [--churn-seconds S] [--churn-rate PER_S] [--idle-seconds S] [--scrapes N]\n"
+          + "  [--jvm-flags 'FLAGS'] [--kubeapitest DIR] [--work-root DIR] [--crds DIR]";
+
+  static Options parse(String... args) {
+    Options o = new Options();
+    o.commandLine = String.join(" ", args);
+    List<String> rest = new ArrayList<>(Arrays.asList(args));
+    while (!rest.isEmpty()) {
+      String flag = rest.remove(0);
+      switch (flag) {
+        case "--quick" -> {
+          o.quick = true;
+          o.pods = 250;
+          o.events = 100;
+          o.churnSeconds = 15;
+          o.idleSeconds = 15;
+          o.scrapes = 10;
+        }
+        case "--out" -> o.out = Path.of(value(flag, rest));
+        case "--jar" -> o.jar = Path.of(value(flag, rest));
+        case "--kubeapitest" -> o.kubeApiTest = Path.of(value(flag, rest));
+        case "--work-root" -> o.workRoot = Path.of(value(flag, rest));
+        case "--crds" -> o.crds = Path.of(value(flag, rest));
+        case "--pods" -> o.pods = Integer.parseInt(value(flag, rest));
+        case "--events" -> o.events = Integer.parseInt(value(flag, rest));
+        case "--churn-seconds" -> o.churnSeconds = Integer.parseInt(value(flag, rest));
+        case "--churn-rate" -> o.churnRate = Integer.parseInt(value(flag, rest));
+        case "--idle-seconds" -> o.idleSeconds = Integer.parseInt(value(flag, rest));
+        case "--scrapes" -> o.scrapes = Integer.parseInt(value(flag, rest));
+        case "--jvm-flags" -> o.jvmFlags = value(flag, rest);
+        case "-h", "--help" -> {
+          System.out.println(USAGE);
+          System.exit(0);
+        }
+        default -> throw new IllegalArgumentException("unknown option " + flag + "\n" + USAGE);
+      }
+    }
+    return o;
+  }
+
+  Path crds() {
+    return crds;
+  }
+
+  List<String> jvmFlagList() {
+    return jvmFlags.isBlank() ? List.of() : List.of(jvmFlags.trim().split("\\s+"));
+  }
+
+  private static String value(String flag, List<String> rest) {
+    if (rest.isEmpty()) {
+      throw new IllegalArgumentException(flag + " needs a value\n" + USAGE);
+    }
+    return rest.remove(0);
+  }
+}
