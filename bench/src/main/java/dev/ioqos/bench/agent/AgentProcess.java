@@ -2,6 +2,8 @@ package dev.ioqos.bench.agent;
 
 import dev.ioqos.demo.SandboxNode;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -94,6 +96,23 @@ final class AgentProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return -1;
+    }
+  }
+
+  /**
+   * GET a path as a scraper does: the raw bytes of the body, read whole over a kept-alive
+   * connection, without decoding them (the JDK's HttpClient adds its own cost to big bodies).
+   */
+  byte[] getBytes(String path) throws IOException {
+    HttpURLConnection connection =
+        (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
+    connection.setConnectTimeout(10_000);
+    connection.setReadTimeout(10_000);
+    if (connection.getResponseCode() != 200) {
+      throw new IOException("GET " + path + ": HTTP " + connection.getResponseCode());
+    }
+    try (InputStream body = connection.getInputStream()) {
+      return body.readAllBytes();
     }
   }
 
