@@ -1,6 +1,7 @@
 package dev.ioqos.bench.agent;
 
 import dev.ioqos.bench.agent.PodDriver.BenchPod;
+import dev.ioqos.demo.DemoCrds;
 import dev.ioqos.demo.SandboxNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
@@ -99,7 +100,7 @@ public final class AgentBench {
     config.setUserAgent(DRIVER_UA);
     config.setRequestTimeout(30_000);
     client = new KubernetesClientBuilder().withConfig(config).build();
-    Crds.install(client, options.crds());
+    DemoCrds.install(client);
     node = new SandboxNode(work.resolve("node"));
     driver = new PodDriver(client, node, NODE, NAMESPACE);
     driver.prepareCluster();

@@ -23,7 +23,6 @@ final class Options {
   Path jar = Path.of("operator/target/ioqos.jar");
   Path kubeApiTest = Path.of(System.getProperty("user.home"), ".kubeapitest");
   Path workRoot = Path.of("/dev/shm");
-  Path crds = Path.of("crds");
   int pods = 250;
   int events = 500;
   int churnSeconds = 60;
@@ -36,7 +35,7 @@ final class Options {
   static final String USAGE =
       "usage: agent-bench [--out FILE] [--quick] [--jar ioqos.jar] [--pods N] [--events N]\n"
           + "  [--churn-seconds S] [--churn-rate PER_S] [--idle-seconds S] [--scrapes N]\n"
-          + "  [--jvm-flags 'FLAGS'] [--kubeapitest DIR] [--work-root DIR] [--crds DIR]";
+          + "  [--jvm-flags 'FLAGS'] [--kubeapitest DIR] [--work-root DIR]";
 
   static Options parse(String... args) {
     Options o = new Options();
@@ -57,7 +56,6 @@ final class Options {
         case "--jar" -> o.jar = Path.of(value(flag, rest));
         case "--kubeapitest" -> o.kubeApiTest = Path.of(value(flag, rest));
         case "--work-root" -> o.workRoot = Path.of(value(flag, rest));
-        case "--crds" -> o.crds = Path.of(value(flag, rest));
         case "--pods" -> o.pods = Integer.parseInt(value(flag, rest));
         case "--events" -> o.events = Integer.parseInt(value(flag, rest));
         case "--churn-seconds" -> o.churnSeconds = Integer.parseInt(value(flag, rest));
@@ -73,10 +71,6 @@ final class Options {
       }
     }
     return o;
-  }
-
-  Path crds() {
-    return crds;
   }
 
   List<String> jvmFlagList() {
