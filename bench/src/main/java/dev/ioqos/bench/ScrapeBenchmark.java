@@ -52,6 +52,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -93,6 +94,10 @@ public class ScrapeBenchmark {
   private MetricsServer server;
   private URL metricsUrl;
 
+  /** Whether the JVM and process meters the agent registers are in the scrape too. */
+  @Param({"false"})
+  public boolean jvm;
+
   @Setup(Level.Trial)
   public void buildTree() throws IOException {
     root = Files.createTempDirectory("ioqos-bench");
@@ -128,7 +133,7 @@ public class ScrapeBenchmark {
             procfs,
             Duration.ofMillis(500),
             nanos::get,
-            false);
+            jvm);
     for (int i = 0; i < PODS; i++) {
       String uid = String.format("%08x-0000-4000-8000-%012x", i, i);
       String path = LAYOUT.podPath(QosClass.BURSTABLE, PodUid.of(uid));

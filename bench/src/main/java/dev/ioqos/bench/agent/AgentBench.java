@@ -109,13 +109,21 @@ public final class AgentBench {
     report.header(options, machine, started, plane.version, work);
     calibrate();
     coldStart();
-    Map<String, Object> idle = steadyState();
-    policyStatusWrites();
-    eventToApplied();
-    Map<String, Object> churn = churn();
-    scrape();
-    report.footprint(idle, churn);
-    report.scaleOnPaper(idle, churn);
+    Map<String, Object> idle = options.runs("steady") ? steadyState() : null;
+    if (options.runs("status")) {
+      policyStatusWrites();
+    }
+    if (options.runs("events")) {
+      eventToApplied();
+    }
+    Map<String, Object> churn = options.runs("churn") ? churn() : null;
+    if (options.runs("scrape")) {
+      scrape();
+    }
+    if (idle != null && churn != null) {
+      report.footprint(idle, churn);
+      report.scaleOnPaper(idle, churn);
+    }
     return report.markdown();
   }
 
@@ -151,6 +159,7 @@ public final class AgentBench {
         AgentProcess.start(
             options.jar,
             options.jvmFlagList(),
+            options.agentEnvMap(),
             node,
             NODE,
             plane.kubeconfig,
@@ -419,18 +428,34 @@ public final class AgentBench {
       body = new String(agent.getBytes("/metrics"), StandardCharsets.UTF_8);
       bareRead(files);
     }
+    double readSum0 = Exposition.sum(body, "ioqos_metrics_read_duration_seconds_sum");
+    double readCount0 = Exposition.sum(body, "ioqos_metrics_read_duration_seconds_count");
+    double cpu = 0;
     for (int i = 0; i < options.scrapes; i++) {
       // Longer than the pods' 500 ms snapshot age, so every scrape reads every file again.
       Thread.sleep(600);
+      double cpu0 = agent.cpuSeconds();
       long t0 = System.nanoTime();
       byte[] bytes = agent.getBytes("/metrics");
       scrape.addNanos(System.nanoTime() - t0);
+      cpu += agent.cpuSeconds() - cpu0;
       body = new String(bytes, StandardCharsets.UTF_8);
       long t1 = System.nanoTime();
       bareRead(files);
       bare.addNanos(System.nanoTime() - t1);
     }
-    report.scrape(live.size(), files.size(), scrape, bare, Exposition.series(body), body.length());
+    double reads = Exposition.sum(body, "ioqos_metrics_read_duration_seconds_count") - readCount0;
+    double readMs =
+        1000 * (Exposition.sum(body, "ioqos_metrics_read_duration_seconds_sum") - readSum0) / reads;
+    report.scrape(
+        live.size(),
+        files.size(),
+        scrape,
+        bare,
+        Exposition.series(body),
+        body.length(),
+        readMs,
+        1000 * cpu / options.scrapes);
   }
 
   private static long bareRead(List<Path> files) throws IOException {

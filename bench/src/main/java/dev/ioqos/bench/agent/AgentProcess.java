@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,6 +41,7 @@ final class AgentProcess implements AutoCloseable {
   static AgentProcess start(
       Path jar,
       List<String> jvmFlags,
+      Map<String, String> env,
       SandboxNode node,
       String nodeName,
       Path kubeconfig,
@@ -74,6 +76,7 @@ final class AgentProcess implements AutoCloseable {
     builder.environment().put("KUBECONFIG", kubeconfig.toString());
     builder.environment().remove("JDK_JAVA_OPTIONS");
     builder.environment().remove("JAVA_TOOL_OPTIONS");
+    builder.environment().putAll(env);
     builder.redirectErrorStream(true);
     builder.redirectOutput(log.toFile());
     return new AgentProcess(command, log, port, builder.start());

@@ -3,7 +3,9 @@ package dev.ioqos.bench.agent;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Command line of the agent benchmark. */
 final class Options {
@@ -30,12 +32,26 @@ final class Options {
   int idleSeconds = 70;
   int scrapes = 30;
   String jvmFlags = IMAGE_FLAGS + " " + CONTAINER_FLAGS;
+
+  /** The image's environment for the JVM (operator/Dockerfile). */
+  static final String IMAGE_ENV = "";
+
+  String agentEnv = IMAGE_ENV;
   String commandLine;
+
+  /** The phases after the cold start; all of them unless --only names some. */
+  static final List<String> PHASES = List.of("steady", "status", "events", "churn", "scrape");
+
+  List<String> only = PHASES;
 
   static final String USAGE =
       "usage: agent-bench [--out FILE] [--quick] [--jar ioqos.jar] [--pods N] [--events N]\n"
           + "  [--churn-seconds S] [--churn-rate PER_S] [--idle-seconds S] [--scrapes N]\n"
-          + "  [--jvm-flags 'FLAGS'] [--kubeapitest DIR] [--work-root DIR]";
+          + "  [--jvm-flags 'FLAGS'] [--agent-env 'NAME=VALUE ...'] [--kubeapitest DIR]\n"
+          + "  [--work-root DIR]\n"
+          + "  [--only PHASE,...]  phases after the cold start, of "
+          + String.join(",", PHASES)
+          + " (footprint and scale need steady and churn)";
 
   static Options parse(String... args) {
     Options o = new Options();
@@ -63,6 +79,15 @@ final class Options {
         case "--idle-seconds" -> o.idleSeconds = Integer.parseInt(value(flag, rest));
         case "--scrapes" -> o.scrapes = Integer.parseInt(value(flag, rest));
         case "--jvm-flags" -> o.jvmFlags = value(flag, rest);
+        case "--agent-env" -> o.agentEnv = value(flag, rest);
+        case "--only" -> {
+          o.only = List.of(value(flag, rest).split(","));
+          for (String phase : o.only) {
+            if (!PHASES.contains(phase)) {
+              throw new IllegalArgumentException("unknown phase " + phase + "\n" + USAGE);
+            }
+          }
+        }
         case "-h", "--help" -> {
           System.out.println(USAGE);
           System.exit(0);
@@ -71,6 +96,24 @@ final class Options {
       }
     }
     return o;
+  }
+
+  boolean runs(String phase) {
+    return only.contains(phase);
+  }
+
+  Map<String, String> agentEnvMap() {
+    Map<String, String> env = new LinkedHashMap<>();
+    for (String pair : agentEnv.trim().split("\\s+")) {
+      if (!pair.isEmpty()) {
+        int eq = pair.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("--agent-env takes NAME=VALUE pairs, not " + pair);
+        }
+        env.put(pair.substring(0, eq), pair.substring(eq + 1));
+      }
+    }
+    return env;
   }
 
   List<String> jvmFlagList() {

@@ -44,8 +44,8 @@ final class Report {
         "- API server: kube-apiserver %s + etcd (kube-api-test), audit log at Metadata level",
         apiServer);
     line(
-        "- agent: `java %s -jar %s run` on a sandbox node (simulated 6.12 kubelet tree) in %s",
-        o.jvmFlags, o.jar, work);
+        "- agent: `%sjava %s -jar %s run` on a sandbox node (simulated 6.12 kubelet tree) in %s",
+        o.agentEnv.isBlank() ? "" : o.agentEnv.trim() + " ", o.jvmFlags, o.jar, work);
     line(
         "- agent JVM flags: the image's `JDK_JAVA_OPTIONS` plus `%s`, what the chart's limits"
             + " (320Mi, 500m CPU) make a container JVM see",
@@ -124,6 +124,13 @@ final class Report {
         "- cgroup file writes by the agent (inotify modifications, all pods): %d",
         (long) idle.get("rewrites"));
     line(
+        "- agent RSS %s at the end (max %s), heap used %s / committed %s, %d threads",
+        kibToMib((long) idle.get("rss")),
+        kibToMib((long) idle.get("rssMax")),
+        mib((double) idle.get("heapUsed")),
+        mib((double) idle.get("heapCommitted")),
+        (long) idle.get("threads"));
+    line(
         "- agent API requests: %s; writes per minute: %.1f (goal 0: %s)",
         requests, writes * 60 / seconds, verdict(writes == 0));
     line("");
@@ -199,12 +206,26 @@ final class Report {
     line("");
   }
 
-  void scrape(int pods, int files, Stats scrape, Stats bare, long series, int bytes) {
+  void scrape(
+      int pods,
+      int files,
+      Stats scrape,
+      Stats bare,
+      long series,
+      int bytes,
+      double agentReadMs,
+      double agentCpuMs) {
     line("## Scrape (%d pods x 2 disks, over HTTP, snapshots older than their 500 ms age)", pods)
         .line("");
     line("| | p50 / p95 / p99 / max (ms) |").line("|---|---|");
     line("| GET /metrics (%d series, %d bytes) | %s |", series, bytes, scrape.summary());
     line("| bare read of the same %d files, in the benchmark JVM | %s |", files, bare.summary());
+    line("");
+    line(
+        "Inside the agent, per scrape: reading and scanning the files %.2f ms (mean of its own"
+            + " ioqos_metrics_read_duration_seconds); agent CPU time around a scrape %.1f ms (mean,"
+            + " from /proc, 10 ms ticks).",
+        agentReadMs, agentCpuMs);
     double ratio = scrape.percentile(50) / bare.percentile(50);
     line("");
     line(
