@@ -94,6 +94,17 @@ public class ScrapeBenchmark {
   private MetricsServer server;
   private URL metricsUrl;
 
+  /** Milliseconds to sleep before each operation (outside its time): a scraper's pause. */
+  @Param({"0"})
+  public int pauseMs;
+
+  @Setup(Level.Invocation)
+  public void pause() throws InterruptedException {
+    if (pauseMs > 0) {
+      Thread.sleep(pauseMs);
+    }
+  }
+
   /** Whether the JVM and process meters the agent registers are in the scrape too. */
   @Param({"false"})
   public boolean jvm;

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.config.MeterFilterReply;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -12,7 +13,9 @@ import java.util.Map;
  * come without one) a description, and drops the two processor meters whose names Prometheus's
  * conventions refuse ({@code process_cpu_time_ns_total}: an abbreviated unit; {@code
  * system_cpu_count}: a {@code _count} suffix on a gauge). {@code process_cpu_seconds_total} takes
- * the place of the first.
+ * the place of the first. JOSDK's execution timer keeps its count, sum and max but not its 69
+ * histogram buckets: every scrape paid for sorting them, and ioqos_apply_duration_seconds already
+ * has buckets for the work that matters.
  */
 final class ExpositionHygiene implements MeterFilter {
   private static final String JOSDK = "operator.sdk.";
@@ -44,6 +47,19 @@ final class ExpositionHygiene implements MeterFilter {
     return name.equals("process.cpu.time") || name.equals("system.cpu.count")
         ? MeterFilterReply.DENY
         : MeterFilterReply.NEUTRAL;
+  }
+
+  @Override
+  public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+    if (!id.getName().startsWith(JOSDK)) {
+      return config;
+    }
+    return DistributionStatisticConfig.builder()
+        .percentilesHistogram(false)
+        .serviceLevelObjectives()
+        .percentiles()
+        .build()
+        .merge(config);
   }
 
   @Override

@@ -165,4 +165,26 @@ class AgentMetricsTest {
       }
     }
   }
+
+  @Test
+  void josdkTimersKeepCountSumAndMaxButNoBuckets() {
+    // As JOSDK's MicrometerMetrics registers its execution timer.
+    io.micrometer.core.instrument.Timer.builder("operator.sdk.controllers.execution.reconcile")
+        .tag("controller", "ioqos-pods")
+        .publishPercentiles(0.3, 0.5, 0.95)
+        .publishPercentileHistogram()
+        .register(metrics.registry())
+        .record(Duration.ofMillis(3));
+
+    String text = metrics.scrape();
+
+    assertThat(text)
+        .contains("operator_sdk_controllers_execution_reconcile_seconds_count{")
+        .contains("operator_sdk_controllers_execution_reconcile_seconds_sum{")
+        .contains("operator_sdk_controllers_execution_reconcile_seconds_max{")
+        .doesNotContain("operator_sdk_controllers_execution_reconcile_seconds_bucket")
+        .doesNotContain("quantile=");
+    // The agent's own apply timer keeps its buckets.
+    assertThat(text).contains("ioqos_apply_duration_seconds_bucket{");
+  }
 }
