@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -103,7 +102,6 @@ public final class AgentMetrics implements AutoCloseable {
       new JvmMemoryMetrics().bindTo(registry);
       gc.bindTo(registry);
       new JvmThreadMetrics().bindTo(registry);
-      new ProcessorMetrics().bindTo(registry);
       processCpu(registry);
       new UptimeMetrics().bindTo(registry);
       new FileDescriptorMetrics().bindTo(registry);
@@ -115,7 +113,12 @@ public final class AgentMetrics implements AutoCloseable {
             .register(registry);
   }
 
-  /** The agent's CPU time, as Prometheus's client libraries name it. */
+  /**
+   * The agent's CPU time, as Prometheus's client libraries name it; rate() of it is the CPU use.
+   * Micrometer's ProcessorMetrics is not bound: its usage gauges made the JDK re-read the
+   * container's CPU files on every scrape (a third of the JVM meters' cost) to say what this
+   * counter and node-exporter already say.
+   */
   private static void processCpu(MeterRegistry registry) {
     if (ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os) {
