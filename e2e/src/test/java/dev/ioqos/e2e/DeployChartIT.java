@@ -513,6 +513,38 @@ class DeployChartIT {
   }
 
   @Test
+  void defaultJvmFlagsAreTheImagesOwn() throws IOException {
+    List<HasMetadata> objects = parse(template(NAMESPACE, null));
+    String image =
+        Files.readAllLines(repo().resolve("operator/Dockerfile")).stream()
+            .filter(l -> l.startsWith("ENV JDK_JAVA_OPTIONS="))
+            .map(l -> l.substring("ENV JDK_JAVA_OPTIONS=".length()).replace("\"", ""))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("operator/Dockerfile sets no JDK_JAVA_OPTIONS"));
+
+    List<io.fabric8.kubernetes.api.model.Container> containers =
+        List.of(
+            only(objects, DaemonSet.class, "ioqos-agent")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0),
+            only(objects, Deployment.class, "ioqos-aggregator")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0));
+    for (io.fabric8.kubernetes.api.model.Container container : containers) {
+      assertThat(container.getEnv())
+          .filteredOn(e -> e.getName().equals("JDK_JAVA_OPTIONS"))
+          .extracting(e -> e.getValue())
+          .containsExactly(image);
+    }
+  }
+
+  @Test
   void nonDefaultValuesReachTheFlagsAndObjects() {
     List<HasMetadata> objects = parse(template(ALT_NAMESPACE, nonDefaultValues()));
 

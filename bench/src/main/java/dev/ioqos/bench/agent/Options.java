@@ -1,5 +1,8 @@
 package dev.ioqos.bench.agent;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,10 +12,8 @@ import java.util.Map;
 
 /** Command line of the agent benchmark. */
 final class Options {
-  /** The image's JDK_JAVA_OPTIONS (operator/Dockerfile, chart values agent.jvmFlags). */
-  static final String IMAGE_FLAGS =
-      "-XX:+UseSerialGC -XX:MaxRAMPercentage=50 -Xss512k -XX:TieredStopAtLevel=1"
-          + " -XX:ReservedCodeCacheSize=32m -XX:+ExitOnOutOfMemoryError";
+  /** The image's JDK_JAVA_OPTIONS, read from operator/Dockerfile (the chart's are the same). */
+  static final String IMAGE_FLAGS = imageFlags(Path.of("operator/Dockerfile"));
 
   /**
    * What the chart's container limits (memory 320Mi, cpu 500m) make the JVM see in a container:
@@ -98,6 +99,19 @@ final class Options {
       }
     }
     return o;
+  }
+
+  static String imageFlags(Path dockerfile) {
+    try {
+      for (String line : Files.readAllLines(dockerfile)) {
+        if (line.startsWith("ENV JDK_JAVA_OPTIONS=")) {
+          return line.substring("ENV JDK_JAVA_OPTIONS=".length()).replace("\"", "").trim();
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("run the benchmark from the repository's root", e);
+    }
+    throw new IllegalStateException(dockerfile + " sets no JDK_JAVA_OPTIONS");
   }
 
   boolean runs(String phase) {
