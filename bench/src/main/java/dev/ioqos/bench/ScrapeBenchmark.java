@@ -72,7 +72,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 10, time = 1)
-@Fork(1)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:ActiveProcessorCount=1"})
 public class ScrapeBenchmark {
   static final int PODS = 250;
   static final PodCgroupLayout LAYOUT = PodCgroupLayout.of(CgroupDriver.SYSTEMD, "/");
@@ -106,7 +108,7 @@ public class ScrapeBenchmark {
   }
 
   /** Whether the JVM and process meters the agent registers are in the scrape too. */
-  @Param({"false"})
+  @Param({"true"})
   public boolean jvm;
 
   @Setup(Level.Trial)

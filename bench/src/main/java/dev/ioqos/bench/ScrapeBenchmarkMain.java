@@ -25,7 +25,12 @@ public final class ScrapeBenchmarkMain {
 
   private ScrapeBenchmarkMain() {}
 
+  /** {@code apply [JMH options]} runs {@link ApplyBenchmarkMain}; anything else, the scrape. */
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("apply")) {
+      ApplyBenchmarkMain.main(Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     ScrapeBenchmark fixture = new ScrapeBenchmark();
     fixture.buildTree();
     String exposition = fixture.exposition();

