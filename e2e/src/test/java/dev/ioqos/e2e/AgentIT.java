@@ -125,6 +125,29 @@ class AgentIT extends AgentTestSupport {
   }
 
   @Test
+  void aDeletedPodIsForgottenAtOnceNotAtTheNextResync() {
+    policy("deleted", "");
+    startAgent(false, java.time.Duration.ofMinutes(10));
+    Pod app = pod("app", "low", nodeName);
+    node.createPod(uid(app), QosClass.BURSTABLE);
+    awaitCap(app, LOW_CAP);
+    assertThat(agent.ledger().get(uid(app))).isPresent();
+    assertThat(agent.metrics().pods().tracked()).contains(uid(app));
+
+    // As kubelet does: the cgroup goes, then the pod object.
+    node.removePod(uid(app), QosClass.BURSTABLE);
+    client.pods().inNamespace(namespace).withName("app").withGracePeriod(0).delete();
+
+    eventually(
+        () ->
+            agent.ledger().get(uid(app)).isEmpty()
+                && !agent.metrics().pods().tracked().contains(uid(app)),
+        Boolean::booleanValue,
+        "the ledger and the metrics forget the deleted pod long before the 10 minute resync");
+    assertThat(agent.metrics().scrape()).doesNotContain("pod=\"app\"");
+  }
+
+  @Test
   void deletingThePolicyRestoresDefaults() {
     policy("gone", "");
     startAgent();

@@ -81,10 +81,13 @@ abstract class AgentTestSupport {
   }
 
   void startAgent(boolean dryRun) {
+    startAgent(dryRun, Duration.ofSeconds(2));
+  }
+
+  void startAgent(boolean dryRun, Duration resync) {
     agent =
         new Agent(
-            new AgentConfig(
-                nodeName, node.config(), temp.resolve("state"), dryRun, Duration.ofSeconds(2)),
+            new AgentConfig(nodeName, node.config(), temp.resolve("state"), dryRun, resync),
             TestCluster.get().newClient());
     agent.start();
   }

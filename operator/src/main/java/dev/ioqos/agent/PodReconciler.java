@@ -26,7 +26,13 @@ import java.util.stream.Collectors;
  * Namespaces are secondaries whose changes re-reconcile the pods they may concern. Thin: it gathers
  * the facts and hands them to {@link PodHandler}.
  */
-@ControllerConfiguration(name = "ioqos-pods", generationAwareEventProcessing = false)
+@ControllerConfiguration(
+    name = "ioqos-pods",
+    generationAwareEventProcessing = false,
+    // Deletes reach reconcile too (no finalizer on pods): a deleted pod is forgotten at once, not
+    // at the next resync. Under churn the metrics went on reading up to a resync's worth of gone
+    // cgroups (10 deletions a second made a scrape three times slower).
+    triggerReconcilerOnAllEvents = true)
 public final class PodReconciler implements Reconciler<Pod> {
   private final PodHandler handler;
   private final NodeLabels nodeLabels;
@@ -108,6 +114,11 @@ public final class PodReconciler implements Reconciler<Pod> {
 
   @Override
   public UpdateControl<Pod> reconcile(Pod pod, Context<Pod> context) {
+    if (context.isPrimaryResourceDeleted()) {
+      // Gone from the API: kubelet has removed its cgroup, nothing to enforce or restore.
+      handler.forget(pod.getMetadata().getUid());
+      return UpdateControl.noUpdate();
+    }
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       // kubelet removes a finished pod's cgroup: nothing to enforce or restore.

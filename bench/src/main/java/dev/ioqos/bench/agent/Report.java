@@ -206,6 +206,15 @@ final class Report {
     line("");
   }
 
+  private double settledSeconds = Double.NaN;
+  private double settledCpu;
+
+  /** How long the agent took to come to rest (CPU under 3% of a core over 1 s) before a phase. */
+  void settled(double seconds, double lastSecondCpu) {
+    settledSeconds = seconds;
+    settledCpu = lastSecondCpu;
+  }
+
   void scrape(
       int pods,
       int files,
@@ -217,6 +226,13 @@ final class Report {
       double agentCpuMs) {
     line("## Scrape (%d pods x 2 disks, over HTTP, snapshots older than their 500 ms age)", pods)
         .line("");
+    if (!Double.isNaN(settledSeconds)) {
+      line(
+          "Scraped once the agent was at rest: %.0f s after the phase before, its CPU %.1f%% of a"
+              + " core over the last second (it posts queued Events after a churn).",
+          settledSeconds, 100 * settledCpu);
+      line("");
+    }
     line("| | p50 / p95 / p99 / max (ms) |").line("|---|---|");
     line("| GET /metrics (%d series, %d bytes) | %s |", series, bytes, scrape.summary());
     line(
