@@ -414,8 +414,8 @@ public final class AgentBench {
 
   private void scrape() throws Exception {
     Thread.sleep(2_000);
-    // On an agent at rest: after the churn it still posts the queued Events for a while, and a
-    // scrape sharing the CPU with that would be timed for both.
+    // On an agent at rest: a scrape sharing the CPU with the tail of the churn would be timed for
+    // both.
     long settleFrom = System.nanoTime();
     double settleCpu;
     do {

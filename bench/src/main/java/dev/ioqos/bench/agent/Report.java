@@ -228,8 +228,8 @@ final class Report {
         .line("");
     if (!Double.isNaN(settledSeconds)) {
       line(
-          "Scraped once the agent was at rest: %.0f s after the phase before, its CPU %.1f%% of a"
-              + " core over the last second (it posts queued Events after a churn).",
+          "Scraped once the agent was at rest (its CPU under 3%% of a core over one second): %.0f"
+              + " s after the phase before, %.1f%% over the last second.",
           settledSeconds, 100 * settledCpu);
       line("");
     }
