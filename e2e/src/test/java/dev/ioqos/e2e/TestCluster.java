@@ -99,7 +99,18 @@ public final class TestCluster {
                 .withUpdateKubeConfig(false)
                 .withStartupTimeout(120_000)
                 .build());
-    server.start();
+    dev.ioqos.demo.LocalControlPlane.awaitClearOfMidnight(java.time.Duration.ofSeconds(120));
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      // A half-started server would keep its etcd and kube-apiserver running after the JVM.
+      try {
+        server.stop();
+      } catch (RuntimeException stopFailed) {
+        e.addSuppressed(stopFailed);
+      }
+      throw e;
+    }
     return new TestCluster(
         "local kube-apiserver " + version + " (kube-api-test)",
         server.getKubeConfigYaml(),

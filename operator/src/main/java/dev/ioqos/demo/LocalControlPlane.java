@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ public final class LocalControlPlane implements AutoCloseable {
    * once a second meanwhile (it takes seconds).
    */
   public static LocalControlPlane start(ControlPlaneBinaries binaries, Runnable tick) {
+    awaitClearOfMidnight(STARTUP_TIMEOUT);
     KubeAPIServer server =
         new KubeAPIServer(
             KubeAPIServerConfigBuilder.anAPIServerConfig()
@@ -59,6 +61,33 @@ public final class LocalControlPlane implements AutoCloseable {
       ticker.shutdownNow();
     }
     return new LocalControlPlane(server);
+  }
+
+  /**
+   * Waits, when needed, until a start with {@code timeout} no longer spans midnight. kube-api-test
+   * (7.5.2) puts its readiness deadline in a {@link LocalTime}, which wraps at midnight: a start
+   * less than the timeout before midnight fails at once ("did not start properly") and leaves its
+   * processes running. Seen in a CI run that started its tests at 23:59:28.
+   */
+  public static void awaitClearOfMidnight(Duration timeout) {
+    Duration wait = waitBeforeStart(LocalTime.now(), timeout);
+    if (!wait.isZero()) {
+      try {
+        Thread.sleep(wait.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for midnight to pass", e);
+      }
+    }
+  }
+
+  /** Zero when {@code now + timeout} stays on this day, else the time until just past midnight. */
+  static Duration waitBeforeStart(LocalTime now, Duration timeout) {
+    Duration toMidnight = Duration.ofNanos(LocalTime.MAX.toNanoOfDay() - now.toNanoOfDay() + 1);
+    // The margin covers the time kube-api-test spends before its deadline is set.
+    return toMidnight.compareTo(timeout.plusSeconds(10)) > 0
+        ? Duration.ZERO
+        : toMidnight.plusSeconds(1);
   }
 
   /** A new client as the cluster admin; close it when done. */
