@@ -1,15 +1,8 @@
 package dev.ioqos.bench;
 
-import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.CommandLineOptions;
-import org.openjdk.jmh.runner.options.Options;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /** Runs {@link ApplyBenchmark} and prints the write path against its floor, per ledger place. */
 public final class ApplyBenchmarkMain {
@@ -20,23 +13,7 @@ public final class ApplyBenchmarkMain {
   private ApplyBenchmarkMain() {}
 
   public static void main(String[] args) throws Exception {
-    Options options =
-        new OptionsBuilder()
-            .parent(new CommandLineOptions(args))
-            .include(ApplyBenchmark.class.getName() + "\\.")
-            .build();
-    Collection<RunResult> results = new Runner(options).run();
-    Map<String, Result<?>> byName = new TreeMap<>();
-    for (RunResult result : results) {
-      String label = result.getParams().getBenchmark();
-      byName.put(
-          label.substring(label.lastIndexOf('.') + 1)
-              + "/"
-              + result.getParams().getParam("ledgerOn")
-              + "/"
-              + result.getParams().getParam("otherPods"),
-          result.getPrimaryResult());
-    }
+    Map<String, Result<?>> byName = Jmh.run(ApplyBenchmark.class, args, "ledgerOn", "otherPods");
     System.out.println();
     System.out.println(
         "ioqos apply benchmark: one pod, sandbox node tree (JVM: SerialGC, C1 only)");

@@ -2,16 +2,9 @@ package dev.ioqos.bench;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.CommandLineOptions;
-import org.openjdk.jmh.runner.options.Options;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * Runs {@link ScrapeBenchmark} and prints one scrape against the bare reads, and their ratio: of
@@ -38,18 +31,7 @@ public final class ScrapeBenchmarkMain {
     int files = fixture.fileCount();
     fixture.removeTree();
 
-    // JMH's own options (e.g. -wi 2 -i 5 -f 1) override the annotations.
-    Options options =
-        new OptionsBuilder()
-            .parent(new CommandLineOptions(args))
-            .include(ScrapeBenchmark.class.getName() + "\\.")
-            .build();
-    Collection<RunResult> results = new Runner(options).run();
-    Map<String, Result<?>> byName = new HashMap<>();
-    for (RunResult result : results) {
-      String label = result.getParams().getBenchmark();
-      byName.put(label.substring(label.lastIndexOf('.') + 1), result.getPrimaryResult());
-    }
+    Map<String, Result<?>> byName = Jmh.run(ScrapeBenchmark.class, args);
     Result<?> scrape = byName.get("scrape");
     Result<?> bare = byName.get("bareRead");
 

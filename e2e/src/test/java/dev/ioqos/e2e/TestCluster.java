@@ -99,18 +99,7 @@ public final class TestCluster {
                 .withUpdateKubeConfig(false)
                 .withStartupTimeout(120_000)
                 .build());
-    dev.ioqos.demo.LocalControlPlane.awaitClearOfMidnight(java.time.Duration.ofSeconds(120));
-    try {
-      server.start();
-    } catch (RuntimeException e) {
-      // A half-started server would keep its etcd and kube-apiserver running after the JVM.
-      try {
-        server.stop();
-      } catch (RuntimeException stopFailed) {
-        e.addSuppressed(stopFailed);
-      }
-      throw e;
-    }
+    dev.ioqos.demo.LocalControlPlane.startServer(server, java.time.Duration.ofSeconds(120));
     return new TestCluster(
         "local kube-apiserver " + version + " (kube-api-test)",
         server.getKubeConfigYaml(),

@@ -65,10 +65,12 @@ public final class Ledger {
 
   private final List<Change> pending = new ArrayList<>();
 
-  /** The last change on disk, and the journal's lines (guarded by persistLock). */
+  /** The last change on disk, the journal's lines, whether a snapshot exists (by persistLock). */
   private long persisted;
 
   private int journalLines;
+
+  private boolean snapshotOnDisk;
 
   private Ledger(Path file) {
     this.file = file;
@@ -96,6 +98,7 @@ public final class Ledger {
         for (LedgerEntry entry : json.readValue(file.toFile(), ENTRIES)) {
           byUid.put(entry.uid(), entry);
         }
+        snapshotOnDisk = true;
       } catch (IOException e) {
         moveAside(file, e);
       }
@@ -210,8 +213,7 @@ public final class Ledger {
         batch = new ArrayList<>(pending);
         pending.clear();
         upTo = version;
-        if (!Files.exists(file)
-            || journalLines + batch.size() > Math.max(MIN_JOURNAL, byUid.size())) {
+        if (!snapshotOnDisk || journalLines + batch.size() > Math.max(MIN_JOURNAL, byUid.size())) {
           snapshot = new ArrayList<>(byUid.values());
         }
       }
@@ -247,6 +249,7 @@ public final class Ledger {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
       }
+      snapshotOnDisk = true;
       Files.deleteIfExists(journal);
       journalLines = 0;
     } catch (IOException e) {

@@ -33,7 +33,6 @@ public final class LocalControlPlane implements AutoCloseable {
    * once a second meanwhile (it takes seconds).
    */
   public static LocalControlPlane start(ControlPlaneBinaries binaries, Runnable tick) {
-    awaitClearOfMidnight(STARTUP_TIMEOUT);
     KubeAPIServer server =
         new KubeAPIServer(
             KubeAPIServerConfigBuilder.anAPIServerConfig()
@@ -52,9 +51,8 @@ public final class LocalControlPlane implements AutoCloseable {
             });
     ticker.scheduleAtFixedRate(tick, 1, 1, TimeUnit.SECONDS);
     try {
-      server.start();
+      startServer(server, STARTUP_TIMEOUT);
     } catch (RuntimeException e) {
-      stopQuietly(server);
       throw new IllegalStateException(
           "the local control plane did not start: " + e.getMessage(), e);
     } finally {
@@ -64,12 +62,32 @@ public final class LocalControlPlane implements AutoCloseable {
   }
 
   /**
+   * Starts a kube-api-test server configured with {@code startupTimeout} (the demo's, the e2e
+   * tests' and the benchmark's): first out of the way of midnight ({@link #awaitClearOfMidnight}),
+   * and stopped again when it does not come up, so that no etcd or kube-apiserver outlives the
+   * failure.
+   */
+  public static void startServer(KubeAPIServer server, Duration startupTimeout) {
+    awaitClearOfMidnight(startupTimeout);
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      try {
+        server.stop();
+      } catch (RuntimeException stopFailed) {
+        e.addSuppressed(stopFailed);
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Waits, when needed, until a start with {@code timeout} no longer spans midnight. kube-api-test
    * (7.5.2) puts its readiness deadline in a {@link LocalTime}, which wraps at midnight: a start
    * less than the timeout before midnight fails at once ("did not start properly") and leaves its
    * processes running. Seen in a CI run that started its tests at 23:59:28.
    */
-  public static void awaitClearOfMidnight(Duration timeout) {
+  private static void awaitClearOfMidnight(Duration timeout) {
     Duration wait = waitBeforeStart(LocalTime.now(), timeout);
     if (!wait.isZero()) {
       try {
@@ -101,14 +119,6 @@ public final class LocalControlPlane implements AutoCloseable {
     if (!closed) {
       closed = true;
       server.stop();
-    }
-  }
-
-  private static void stopQuietly(KubeAPIServer server) {
-    try {
-      server.stop();
-    } catch (RuntimeException ignored) {
-      // Half started: whatever did start is gone with the exception's cause reported.
     }
   }
 }

@@ -56,8 +56,7 @@ final class ControlPlane implements AutoCloseable {
                 .withApiServerFlag("--audit-log-path", auditLog.toString())
                 .withApiServerFlag("--audit-log-maxsize", "0")
                 .build());
-    dev.ioqos.demo.LocalControlPlane.awaitClearOfMidnight(java.time.Duration.ofSeconds(120));
-    server.start();
+    dev.ioqos.demo.LocalControlPlane.startServer(server, java.time.Duration.ofSeconds(120));
     Path kubeconfig = Files.writeString(workDir.resolve("kubeconfig"), server.getKubeConfigYaml());
     return new ControlPlane(version, auditLog, kubeconfig, server);
   }

@@ -34,10 +34,9 @@ final class Options {
   int scrapes = 30;
   String jvmFlags = IMAGE_FLAGS + " " + CONTAINER_FLAGS;
 
-  /** The image's environment for the JVM (operator/Dockerfile). */
-  static final String IMAGE_ENV = "";
+  /** Extra environment of the agent's process, NAME=VALUE pairs (the image sets none). */
+  String agentEnv = "";
 
-  String agentEnv = IMAGE_ENV;
   String commandLine;
 
   /** The phases after the cold start; all of them unless --only names some. */
