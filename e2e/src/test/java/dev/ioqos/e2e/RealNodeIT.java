@@ -1,0 +1,439 @@
+package dev.ioqos.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.ioqos.api.v1alpha1.IoNodeState;
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.core.IoWeight;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A real node (issue 15): kubelet, containerd and runc in a Debian 6.12 guest under QEMU, joined
+ * to a control plane on this host ({@link RealNode}); ioqos installed from {@code deploy/} as users
+ * install it, its image built by Jib; pods that kubelet and containerd created, in each QoS class.
+ * Every value is checked by reading the kernel's files in the guest, not the agent's report. The
+ * steps build on each other (one boot for the class), in order. Without QEMU, the kernel package
+ * or the node's binaries it fails with the harness's reason; it never skips.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class RealNodeIT {
+  static final String NS = "real-node";
+  static final String AGENT_NS = "ioqos-system";
+  static final String DISK = "254:16"; // vdb: kubelet's root dir is on its partition vdb1
+  static final long CAP_BPS = 10L * 1024 * 1024;
+  static final int HIGH = 500;
+  static final int STANDARD = 200;
+  static final int LOW = 10;
+
+  RealNode node;
+  KubernetesClient client;
+  Path e2e;
+  Path work;
+  final List<String> report = new ArrayList<>();
+
+  /** kubelet's cgroup driver for this run: cgroupfs or systemd. */
+  abstract String driver();
+
+  /** The pod's cgroup directory as kubelet names it with this driver, below /sys/fs/cgroup. */
+  abstract String podCgroup(String qosClass, String uid);
+
+  @BeforeAll
+  void startTheNode() throws Exception {
+    e2e = Path.of(System.getProperty("basedir", "")).toAbsolutePath();
+    work = e2e.resolve("target/real-node-" + driver());
+    long t0 = System.nanoTime();
+    String images =
+        RealNode.script(
+            e2e, Files.createDirectories(work).resolve("images.log"), Duration.ofMinutes(20), "node/images");
+    node = RealNode.start(e2e, work, Path.of(lastLine(images)), driver(), Duration.ofMinutes(12));
+    client = node.client();
+    say("node %s Ready %.0f s after boot started (%s driver)", node.name(), node.bootToReady.toMillis() / 1e3, driver());
+    long t1 = System.nanoTime();
+    node.kubectl("apply", "--server-side", "-k", e2e.resolveSibling("deploy").toString());
+    Pod agent = awaitAgentReady(Duration.ofMinutes(8));
+    say(
+        "agent pod %s Ready %.0f s after `kubectl apply -k deploy/` (whole start %.0f s)",
+        agent.getMetadata().getName(),
+        (System.nanoTime() - t1) / 1e9,
+        (System.nanoTime() - t0) / 1e9);
+  }
+
+  @AfterAll
+  void stopTheNode() throws Exception {
+    Files.write(work.resolve("report.txt"), report, StandardCharsets.UTF_8);
+    report.forEach(System.out::println);
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  void say(String format, Object... args) {
+    String line = String.format(format, args);
+    report.add(line);
+    System.out.println("[real-node] " + line);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The shipped manifests on a real node
+
+  @Test
+  @Order(1)
+  void theDaemonSetAndTheAggregatorRunWithTheShippedManifests() throws Exception {
+    Pod agent = awaitAgentReady(Duration.ofMinutes(2));
+    assertThat(agent.getSpec().getContainers().get(0).getSecurityContext().getCapabilities().getDrop())
+        .containsExactly("ALL");
+    assertThat(agent.getSpec().getNodeName()).isEqualTo(node.name());
+    Pod aggregator =
+        eventually(
+            () -> pods(AGENT_NS, "app.kubernetes.io/component", "aggregator").stream()
+                .filter(RealNodeIT::ready)
+                .findFirst()
+                .orElse(null),
+            p -> p != null,
+            Duration.ofMinutes(5),
+            "the aggregator Deployment's pod becomes Ready");
+    assertThat(aggregator.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+    IoNodeState state =
+        eventually(
+            () -> client.resources(IoNodeState.class).withName(node.name()).get(),
+            s -> s != null && s.getStatus() != null && s.getStatus().getCgroup() != null,
+            Duration.ofMinutes(2),
+            "the agent publishes the node's IoNodeState");
+    assertThat(state.getStatus().getCgroup().getVersion()).isEqualTo("v2");
+    assertThat(state.getStatus().getCgroup().getDriver()).isEqualTo(driver());
+    assertThat(state.getStatus().getCgroup().getIoControllerEnabled()).isTrue();
+    // The agent container's memory as the kernel counts it, from its cgroup on the node.
+    String memory =
+        node.sh(
+            "cat $(dirname $(grep -l -r --include=cgroup.procs -x \"$(pgrep -f 'ioqos.jar run' | head -1)\" /sys/fs/cgroup/kubepods* | head -1))/memory.current");
+    say("agent container memory.current %.1f MiB (idle, no managed pods)", Long.parseLong(memory.trim()) / 1048576.0);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Tiers on pods kubelet created
+
+  @Test
+  @Order(2)
+  void eachPodsKubeletCgroupHoldsItsTier() throws Exception {
+    client.resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(NS)
+                .addToLabels("ioqos-e2e", "real-node")
+                .endMetadata()
+                .build())
+        .serverSideApply();
+    client.resource(policy()).serverSideApply();
+    Pod db = create(pod("db", "high", "Guaranteed", "busybox", "sleep", "36000"));
+    Pod backup = create(pod("backup", "low", "Burstable", "busybox", "sleep", "36000"));
+    Pod web = create(pod("web", null, "BestEffort", "busybox", "sleep", "36000"));
+    long t0 = System.nanoTime();
+    for (Pod pod : List.of(db, backup, web)) {
+      awaitRunning(pod.getMetadata().getName());
+    }
+    say("3 pods Running %.0f s after creation", (System.nanoTime() - t0) / 1e9);
+    expectTier("db", "Guaranteed", HIGH, false);
+    expectTier("backup", "Burstable", LOW, true);
+    expectTier("web", "BestEffort", STANDARD, false);
+    // kubelet's own layout: the container cgroups are children of the pod's.
+    String children = node.sh("ls " + cgroupDir("backup", "Burstable"));
+    assertThat(children).contains("io.max").containsPattern("(?m)^[0-9a-f]{64}$|cri-containerd-[0-9a-f]{64}\\.scope");
+    assertThat(events("backup")).anyMatch(e -> "Applied".equals(e.getReason()));
+  }
+
+  @Test
+  @Order(3)
+  void aTierChangeIsWrittenToTheKernel() throws Exception {
+    node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=high", "--overwrite");
+    expectTier("backup", "Burstable", HIGH, false);
+    node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=low", "--overwrite");
+    expectTier("backup", "Burstable", LOW, true);
+  }
+
+  @Test
+  @Order(4)
+  void metricsAreScrapedFromTheAgentsPodIp() throws Exception {
+    Pod agent = awaitAgentReady(Duration.ofMinutes(1));
+    String ip = agent.getStatus().getPodIP();
+    String metrics = node.sh("curl -sf http://" + ip + ":8080/metrics");
+    assertThat(metrics)
+        .contains("ioqos_pod_io_weight{")
+        .containsPattern("ioqos_pod_io_max_bytes_per_second\\{[^}]*pod=\"backup\"[^}]*} 1.048576E7");
+    say("scraped %d bytes of metrics from the agent's pod IP %s", metrics.length(), ip);
+  }
+
+  @Test
+  @Order(5)
+  void aCappedWriterPodWritesAtItsCap() throws Exception {
+    String fio =
+        "fio --name=w --filename=/data/f --rw=write --bs=1M --size=256M --direct=1 --ioengine=libaio"
+            + " --iodepth=4 --time_based --runtime=20 --output-format=json --output=/data/fio.json"
+            + " && touch /data/done; sleep 36000";
+    create(pod("writer", "low", "Burstable", "fio", "sh", "-c", fio));
+    awaitRunning("writer");
+    expectTier("writer", "Burstable", LOW, true);
+    String uid = uid("writer");
+    String data = "/var/lib/kubelet/pods/" + uid + "/volumes/kubernetes.io~empty-dir/data";
+    eventuallyInGuest("test -e " + data + "/done", Duration.ofMinutes(3), "fio in the writer pod finishes");
+    String json = node.sh("cat " + data + "/fio.json");
+    Matcher bw = Pattern.compile("\"write\"\\s*:\\s*\\{[^}]*?\"bw_bytes\"\\s*:\\s*(\\d+)").matcher(json);
+    assertThat(bw.find()).as("fio's JSON has the write bandwidth: " + json).isTrue();
+    long bytesPerSecond = Long.parseLong(bw.group(1));
+    say("capped writer pod (fio, direct): %.2f MiB/s against a cap of %.0f MiB/s", bytesPerSecond / 1048576.0, CAP_BPS / 1048576.0);
+    assertThat((double) bytesPerSecond).isBetween(CAP_BPS * 0.95, CAP_BPS * 1.05);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Revert, forget, restart
+
+  @Test
+  @Order(20)
+  void aRestartedAgentRewritesNothingThatHolds() throws Exception {
+    Pod before = awaitAgentReady(Duration.ofMinutes(1));
+    long applied = events("db").stream().filter(e -> "Applied".equals(e.getReason())).count();
+    node.kubectl("delete", "pod", "-n", AGENT_NS, before.getMetadata().getName(), "--wait=true");
+    long t0 = System.nanoTime();
+    Pod after =
+        eventually(
+            () -> agentPod().filter(p -> !p.getMetadata().getUid().equals(before.getMetadata().getUid()) && ready(p)).orElse(null),
+            p -> p != null,
+            Duration.ofMinutes(6),
+            "the DaemonSet's new agent pod becomes Ready");
+    say("restarted agent pod Ready after %.0f s", (System.nanoTime() - t0) / 1e9);
+    expectTier("db", "Guaranteed", HIGH, false);
+    expectTier("backup", "Burstable", LOW, true);
+    Thread.sleep(5000);
+    assertThat(events("db").stream().filter(e -> "Applied".equals(e.getReason())).count())
+        .as("no new Applied Event for a pod whose values held across the restart")
+        .isEqualTo(applied);
+    assertThat(after.getMetadata().getName()).isNotEqualTo(before.getMetadata().getName());
+  }
+
+  @Test
+  @Order(30)
+  void aDeletedPolicyIsRevertedInTheKernel() throws Exception {
+    client.resources(IoPolicy.class).withName("real-node").delete();
+    for (String[] pod : new String[][] {{"db", "Guaranteed"}, {"backup", "Burstable"}, {"web", "BestEffort"}}) {
+      String dir = cgroupDir(pod[0], pod[1]);
+      eventuallyInGuest(
+          "test -z \"$(cat " + dir + "/io.max)\" && grep -qx 'default 100' " + dir + "/io.bfq.weight",
+          Duration.ofMinutes(2),
+          pod[0] + "'s cgroup is back at the kernel defaults");
+    }
+    assertThat(events("backup")).anyMatch(e -> "Reverted".equals(e.getReason()));
+  }
+
+  @Test
+  @Order(31)
+  void aDeletedPodLeavesTheLedger() throws Exception {
+    client.resource(policy()).serverSideApply();
+    expectTier("backup", "Burstable", LOW, true);
+    String uid = uid("backup");
+    eventuallyInGuest("grep -rq " + uid + " /var/lib/ioqos", Duration.ofMinutes(1), "the ledger holds backup");
+    node.kubectl("delete", "pod", "-n", NS, "backup", "--wait=true");
+    eventuallyInGuest("! grep -rq " + uid + " /var/lib/ioqos", Duration.ofMinutes(2), "the ledger forgets the deleted pod");
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  IoPolicy policy() throws Exception {
+    return client
+        .getKubernetesSerialization()
+        .unmarshal(
+            String.join(
+                "\n",
+                "apiVersion: ioqos.dev/v1alpha1",
+                "kind: IoPolicy",
+                "metadata: {name: real-node}",
+                "spec:",
+                "  namespaceSelector: {matchLabels: {ioqos-e2e: real-node}}",
+                "  defaultTier: standard",
+                "  tiers:",
+                "    - {name: high, weight: " + HIGH + "}",
+                "    - {name: standard, weight: " + STANDARD + "}",
+                "    - name: low",
+                "      weight: " + LOW,
+                "      limits: {writeBytesPerSecond: 10Mi, writeIOPS: 200}",
+                ""),
+            IoPolicy.class);
+  }
+
+  /** A pod from the node's local images (never pulled), in the QoS class asked for. */
+  static Pod pod(String name, String tier, String qos, String image, String... command) {
+    PodBuilder pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(NS)
+            .endMetadata()
+            .withNewSpec()
+            .withTerminationGracePeriodSeconds(1L)
+            .addNewContainer()
+            .withName("main")
+            .withImage("ioqos.test/" + image + ":1")
+            .withImagePullPolicy("Never")
+            .withCommand(command)
+            .addNewVolumeMount()
+            .withName("data")
+            .withMountPath("/data")
+            .endVolumeMount()
+            .endContainer()
+            .addNewVolume()
+            .withName("data")
+            .withNewEmptyDir()
+            .endEmptyDir()
+            .endVolume()
+            .endSpec();
+    if (tier != null) {
+      pod.editMetadata().addToAnnotations("ioqos.dev/tier", tier).endMetadata();
+    }
+    Map<String, Quantity> resources = Map.of("cpu", new Quantity("50m"), "memory", new Quantity("64Mi"));
+    switch (qos) {
+      case "Guaranteed" ->
+          pod.editSpec().editFirstContainer().withNewResources().withRequests(resources).withLimits(resources).endResources().endContainer().endSpec();
+      case "Burstable" ->
+          pod.editSpec().editFirstContainer().withNewResources().withRequests(Map.of("cpu", new Quantity("10m"))).endResources().endContainer().endSpec();
+      case "BestEffort" -> {}
+      default -> throw new IllegalArgumentException(qos);
+    }
+    return pod.build();
+  }
+
+  Pod create(Pod pod) {
+    return client.resource(pod).create();
+  }
+
+  String uid(String pod) {
+    return client.pods().inNamespace(NS).withName(pod).get().getMetadata().getUid();
+  }
+
+  String cgroupDir(String pod, String qos) {
+    return "/sys/fs/cgroup" + podCgroup(qos, uid(pod));
+  }
+
+  void expectTier(String pod, String qos, int weight, boolean capped) throws Exception {
+    String dir = cgroupDir(pod, qos);
+    String max = capped ? DISK + " rbps=max wbps=" + CAP_BPS + " riops=max wiops=200" : "";
+    String bfq = "default " + IoWeight.toBfqWeight(weight);
+    eventuallyInGuest(
+        "test \"$(cat " + dir + "/io.max)\" = '" + max + "' && grep -qx '" + bfq + "' " + dir + "/io.bfq.weight",
+        Duration.ofMinutes(2),
+        pod + " (" + qos + ") holds io.max '" + max + "' and io.bfq.weight '" + bfq + "' in " + dir);
+  }
+
+  void eventuallyInGuest(String check, Duration within, String what) throws Exception {
+    long deadline = System.nanoTime() + within.toNanos();
+    RealNode.Result last;
+    do {
+      last = node.run(check, Duration.ofSeconds(60));
+      if (last.status() == 0) {
+        return;
+      }
+      Thread.sleep(500);
+    } while (System.nanoTime() < deadline);
+    fail(what + " within " + within.toSeconds() + " s; last check `" + check + "` said: " + last.output());
+  }
+
+  void awaitRunning(String name) {
+    eventually(
+        () -> client.pods().inNamespace(NS).withName(name).get(),
+        p -> p != null && "Running".equals(p.getStatus().getPhase()),
+        Duration.ofMinutes(4),
+        "pod " + name + " is Running");
+  }
+
+  Pod awaitAgentReady(Duration within) {
+    return eventually(
+        () -> agentPod().filter(RealNodeIT::ready).orElse(null),
+        p -> p != null,
+        within,
+        "the agent DaemonSet's pod on " + node.name() + " becomes Ready");
+  }
+
+  java.util.Optional<Pod> agentPod() {
+    return pods(AGENT_NS, "app.kubernetes.io/component", "agent").stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst();
+  }
+
+  List<Pod> pods(String namespace, String label, String value) {
+    return client.pods().inNamespace(namespace).withLabel(label, value).list().getItems();
+  }
+
+  static boolean ready(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return false;
+    }
+    for (PodCondition condition : pod.getStatus().getConditions()) {
+      if ("Ready".equals(condition.getType())) {
+        return "True".equals(condition.getStatus());
+      }
+    }
+    return false;
+  }
+
+  List<Event> events(String pod) {
+    return client.v1().events().inNamespace(NS).withField("involvedObject.name", pod).list().getItems();
+  }
+
+  <T> T eventually(Supplier<T> value, Predicate<T> done, Duration within, String what) {
+    long deadline = System.nanoTime() + within.toNanos();
+    T last = null;
+    RuntimeException error = null;
+    do {
+      try {
+        last = value.get();
+        error = null;
+        if (done.test(last)) {
+          return last;
+        }
+      } catch (RuntimeException e) {
+        error = e;
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    } while (System.nanoTime() < deadline);
+    throw new AssertionError(
+        what + " within " + within.toSeconds() + " s; last seen: " + (error != null ? error : last) + diagnosis());
+  }
+
+  String diagnosis() {
+    return "\nkubelet's log ends:\n" + node.log("kubelet", 12) + "\ncontainerd's log ends:\n" + node.log("containerd", 6);
+  }
+
+  static String lastLine(String text) {
+    String[] lines = text.strip().split("\n");
+    return lines[lines.length - 1].trim();
+  }
+}
