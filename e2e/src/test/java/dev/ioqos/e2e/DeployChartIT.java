@@ -33,14 +33,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.xpath.XPath;
+import javax.xml.xpath.XPathExpressionException;
+import javax.xml.xpath.XPathFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.w3c.dom.Document;
+import org.xml.sax.SAXException;
 
 /**
  * The Helm chart {@code charts/ioqos}: strict lint and rendering with default and non-default
@@ -515,12 +524,8 @@ class DeployChartIT {
   @Test
   void defaultJvmFlagsAreTheImagesOwn() throws IOException {
     List<HasMetadata> objects = parse(template(NAMESPACE, null));
-    String image =
-        Files.readAllLines(repo().resolve("operator/Dockerfile")).stream()
-            .filter(l -> l.startsWith("ENV JDK_JAVA_OPTIONS="))
-            .map(l -> l.substring("ENV JDK_JAVA_OPTIONS=".length()).replace("\"", ""))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("operator/Dockerfile sets no JDK_JAVA_OPTIONS"));
+    String image = imageSetting("container/environment/JDK_JAVA_OPTIONS");
+    assertThat(image).startsWith("-XX:").doesNotContain("\n", "${");
 
     List<io.fabric8.kubernetes.api.model.Container> containers =
         List.of(
@@ -541,6 +546,69 @@ class DeployChartIT {
           .filteredOn(e -> e.getName().equals("JDK_JAVA_OPTIONS"))
           .extracting(e -> e.getValue())
           .containsExactly(image);
+    }
+  }
+
+  @Test
+  void defaultImageIsTheOneJibBuilds() {
+    List<HasMetadata> objects = parse(template(NAMESPACE, null));
+    String image = imageSetting("to/image");
+    assertThat(
+            only(objects, DaemonSet.class, "ioqos-agent")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getImage())
+        .isEqualTo(image);
+    assertThat(
+            only(objects, Deployment.class, "ioqos-aggregator")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getImage())
+        .isEqualTo(image);
+  }
+
+  /**
+   * A setting of the image, read from the Jib configuration in {@code operator/pom.xml} (the one
+   * source of the image's settings), e.g. {@code container/environment/JDK_JAVA_OPTIONS}, with the
+   * {@code ${property}} references of the pom's own properties resolved as Maven does.
+   */
+  static String imageSetting(String path) {
+    Path pom = repo().resolve("operator/pom.xml");
+    try {
+      DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+      factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+      Document doc = factory.newDocumentBuilder().parse(pom.toFile());
+      XPath xpath = XPathFactory.newInstance().newXPath();
+      String value =
+          xpath
+              .evaluate(
+                  "/project/build/plugins/plugin[artifactId='jib-maven-plugin']/configuration/"
+                      + path,
+                  doc)
+              .trim();
+      if (value.isEmpty()) {
+        throw new AssertionError(pom + ": the Jib configuration sets no " + path);
+      }
+      Matcher ref = Pattern.compile("\\$\\{([^}]+)}").matcher(value);
+      StringBuilder resolved = new StringBuilder();
+      while (ref.find()) {
+        String property = xpath.evaluate("/project/properties/" + ref.group(1), doc).trim();
+        if (property.isEmpty()) {
+          throw new AssertionError(pom + " has no property " + ref.group(1) + " for " + path);
+        }
+        ref.appendReplacement(resolved, Matcher.quoteReplacement(property));
+      }
+      return ref.appendTail(resolved).toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (ParserConfigurationException | SAXException | XPathExpressionException e) {
+      throw new IllegalStateException("cannot read " + pom, e);
     }
   }
 

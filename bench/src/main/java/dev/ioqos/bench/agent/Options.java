@@ -2,18 +2,29 @@ package dev.ioqos.bench.agent;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.xpath.XPath;
+import javax.xml.xpath.XPathExpressionException;
+import javax.xml.xpath.XPathFactory;
+import org.w3c.dom.Document;
+import org.xml.sax.SAXException;
 
 /** Command line of the agent benchmark. */
 final class Options {
-  /** The image's JDK_JAVA_OPTIONS, read from operator/Dockerfile (the chart's are the same). */
-  static final String IMAGE_FLAGS = imageFlags(Path.of("operator/Dockerfile"));
+  /**
+   * The image's JDK_JAVA_OPTIONS, read from the Jib configuration in operator/pom.xml (the chart's
+   * are the same).
+   */
+  static final String IMAGE_FLAGS = imageFlags(Path.of("operator/pom.xml"));
 
   /**
    * What the chart's container limits (memory 320Mi, cpu 500m) make the JVM see in a container:
@@ -100,17 +111,41 @@ final class Options {
     return o;
   }
 
-  static String imageFlags(Path dockerfile) {
+  /**
+   * The JDK_JAVA_OPTIONS that the Jib configuration in {@code pom} gives the image, with a {@code
+   * ${property}} reference resolved from the pom's properties as Maven does.
+   */
+  static String imageFlags(Path pom) {
     try {
-      for (String line : Files.readAllLines(dockerfile)) {
-        if (line.startsWith("ENV JDK_JAVA_OPTIONS=")) {
-          return line.substring("ENV JDK_JAVA_OPTIONS=".length()).replace("\"", "").trim();
-        }
+      DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+      factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+      Document doc = factory.newDocumentBuilder().parse(pom.toFile());
+      XPath xpath = XPathFactory.newInstance().newXPath();
+      String value =
+          xpath
+              .evaluate(
+                  "/project/build/plugins/plugin[artifactId='jib-maven-plugin']"
+                      + "/configuration/container/environment/JDK_JAVA_OPTIONS",
+                  doc)
+              .trim();
+      if (value.isEmpty()) {
+        throw new IllegalStateException(pom + ": the Jib configuration sets no JDK_JAVA_OPTIONS");
       }
+      Matcher ref = Pattern.compile("\\$\\{([^}]+)}").matcher(value);
+      StringBuilder resolved = new StringBuilder();
+      while (ref.find()) {
+        String property = xpath.evaluate("/project/properties/" + ref.group(1), doc).trim();
+        if (property.isEmpty()) {
+          throw new IllegalStateException(pom + " has no property " + ref.group(1));
+        }
+        ref.appendReplacement(resolved, Matcher.quoteReplacement(property));
+      }
+      return ref.appendTail(resolved).toString().trim();
     } catch (IOException e) {
       throw new UncheckedIOException("run the benchmark from the repository's root", e);
+    } catch (ParserConfigurationException | SAXException | XPathExpressionException e) {
+      throw new IllegalStateException("cannot read " + pom, e);
     }
-    throw new IllegalStateException(dockerfile + " sets no JDK_JAVA_OPTIONS");
   }
 
   boolean runs(String phase) {
