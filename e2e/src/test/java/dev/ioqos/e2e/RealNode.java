@@ -70,10 +70,7 @@ final class RealNode implements AutoCloseable {
     Map<String, String> env = readEnv(dir.resolve("cluster.env"));
     Process qemu =
         new ProcessBuilder(
-                e2e.resolve("node/boot").toString(),
-                dir.toString(),
-                images.toString(),
-                driver)
+                e2e.resolve("node/boot").toString(), dir.toString(), images.toString(), driver)
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("console.log").toFile())
             .start();
@@ -89,8 +86,7 @@ final class RealNode implements AutoCloseable {
       node.close();
       throw e;
     }
-    return new RealNode(
-        e2e, dir, env, qemu, client, Duration.ofNanos(System.nanoTime() - started));
+    return new RealNode(e2e, dir, env, qemu, client, Duration.ofNanos(System.nanoTime() - started));
   }
 
   KubernetesClient client() {
@@ -107,7 +103,8 @@ final class RealNode implements AutoCloseable {
 
   /** Runs {@code kubectl} on the host against the node's API server; returns its output. */
   String kubectl(String... args) throws IOException, InterruptedException {
-    List<String> argv = new ArrayList<>(List.of(env.get("KUBECTL"), "--kubeconfig", env.get("KUBECONFIG")));
+    List<String> argv =
+        new ArrayList<>(List.of(env.get("KUBECTL"), "--kubeconfig", env.get("KUBECONFIG")));
     argv.addAll(List.of(args));
     Process process = new ProcessBuilder(argv).redirectErrorStream(true).start();
     String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -118,8 +115,8 @@ final class RealNode implements AutoCloseable {
   }
 
   /**
-   * Runs a bash script as root in the guest and returns what it printed; fails with its output
-   * when it exits non-zero or the guest does not answer in time.
+   * Runs a bash script as root in the guest and returns what it printed; fails with its output when
+   * it exits non-zero or the guest does not answer in time.
    */
   String sh(String script, Duration timeout) throws IOException, InterruptedException {
     Result result = run(script, timeout);
@@ -268,7 +265,8 @@ final class RealNode implements AutoCloseable {
     }
     client.close();
     try {
-      script(e2e, dir.resolve("cluster-stop.log"), Duration.ofMinutes(1), "node/cluster", "stop", dir);
+      script(
+          e2e, dir.resolve("cluster-stop.log"), Duration.ofMinutes(1), "node/cluster", "stop", dir);
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException("cannot stop the control plane in " + dir, e);
     }
@@ -277,16 +275,21 @@ final class RealNode implements AutoCloseable {
   /** Runs a harness script from e2e/; fails with the tail of its output. Returns its stdout. */
   static String script(Path e2e, Path log, Duration timeout, String name, Object... args)
       throws IOException, InterruptedException {
+    return script(e2e, Map.of(), log, timeout, name, args);
+  }
+
+  static String script(
+      Path e2e, Map<String, String> env, Path log, Duration timeout, String name, Object... args)
+      throws IOException, InterruptedException {
     List<String> argv = new ArrayList<>(List.of(e2e.resolve(name).toString()));
     for (Object arg : args) {
       argv.add(arg.toString());
     }
     Path out = Path.of(log + ".stdout");
-    Process process =
-        new ProcessBuilder(argv)
-            .redirectError(log.toFile())
-            .redirectOutput(out.toFile())
-            .start();
+    ProcessBuilder builder =
+        new ProcessBuilder(argv).redirectError(log.toFile()).redirectOutput(out.toFile());
+    builder.environment().putAll(env);
+    Process process = builder.start();
     if (!process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();

@@ -34,12 +34,12 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * A real node (issue 15): kubelet, containerd and runc in a Debian 6.12 guest under QEMU, joined
- * to a control plane on this host ({@link RealNode}); ioqos installed from {@code deploy/} as users
+ * A real node (issue 15): kubelet, containerd and runc in a Debian 6.12 guest under QEMU, joined to
+ * a control plane on this host ({@link RealNode}); ioqos installed from {@code deploy/} as users
  * install it, its image built by Jib; pods that kubelet and containerd created, in each QoS class.
  * Every value is checked by reading the kernel's files in the guest, not the agent's report. The
- * steps build on each other (one boot for the class), in order. Without QEMU, the kernel package
- * or the node's binaries it fails with the harness's reason; it never skips.
+ * steps build on each other (one boot for the class), in order. Without QEMU, the kernel package or
+ * the node's binaries it fails with the harness's reason; it never skips.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -70,11 +70,18 @@ abstract class RealNodeIT {
     work = e2e.resolve("target/real-node-" + driver());
     long t0 = System.nanoTime();
     String images =
+        // The reactor built operator/target/ioqos.jar before this module: Jib packs that jar.
         RealNode.script(
-            e2e, Files.createDirectories(work).resolve("images.log"), Duration.ofMinutes(20), "node/images");
+            e2e,
+            Map.of("IOQOS_IMAGES_SKIP_BUILD", "1"),
+            Files.createDirectories(work).resolve("images.log"),
+            Duration.ofMinutes(20),
+            "node/images");
     node = RealNode.start(e2e, work, Path.of(lastLine(images)), driver(), Duration.ofMinutes(12));
     client = node.client();
-    say("node %s Ready %.0f s after boot started (%s driver)", node.name(), node.bootToReady.toMillis() / 1e3, driver());
+    say(
+        "node %s Ready %.0f s after boot started (%s driver)",
+        node.name(), node.bootToReady.toMillis() / 1e3, driver());
     long t1 = System.nanoTime();
     node.kubectl("apply", "--server-side", "-k", e2e.resolveSibling("deploy").toString());
     Pod agent = awaitAgentReady(Duration.ofMinutes(8));
@@ -107,15 +114,17 @@ abstract class RealNodeIT {
   @Order(1)
   void theDaemonSetAndTheAggregatorRunWithTheShippedManifests() throws Exception {
     Pod agent = awaitAgentReady(Duration.ofMinutes(2));
-    assertThat(agent.getSpec().getContainers().get(0).getSecurityContext().getCapabilities().getDrop())
+    assertThat(
+            agent.getSpec().getContainers().get(0).getSecurityContext().getCapabilities().getDrop())
         .containsExactly("ALL");
     assertThat(agent.getSpec().getNodeName()).isEqualTo(node.name());
     Pod aggregator =
         eventually(
-            () -> pods(AGENT_NS, "app.kubernetes.io/component", "aggregator").stream()
-                .filter(RealNodeIT::ready)
-                .findFirst()
-                .orElse(null),
+            () ->
+                pods(AGENT_NS, "app.kubernetes.io/component", "aggregator").stream()
+                    .filter(RealNodeIT::ready)
+                    .findFirst()
+                    .orElse(null),
             p -> p != null,
             Duration.ofMinutes(5),
             "the aggregator Deployment's pod becomes Ready");
@@ -133,7 +142,9 @@ abstract class RealNodeIT {
     String memory =
         node.sh(
             "cat $(dirname $(grep -l -r --include=cgroup.procs -x \"$(pgrep -f 'ioqos.jar run' | head -1)\" /sys/fs/cgroup/kubepods* | head -1))/memory.current");
-    say("agent container memory.current %.1f MiB (idle, no managed pods)", Long.parseLong(memory.trim()) / 1048576.0);
+    say(
+        "agent container memory.current %.1f MiB (idle, no managed pods)",
+        Long.parseLong(memory.trim()) / 1048576.0);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -142,7 +153,8 @@ abstract class RealNodeIT {
   @Test
   @Order(2)
   void eachPodsKubeletCgroupHoldsItsTier() throws Exception {
-    client.resource(
+    client
+        .resource(
             new NamespaceBuilder()
                 .withNewMetadata()
                 .withName(NS)
@@ -151,6 +163,10 @@ abstract class RealNodeIT {
                 .build())
         .serverSideApply();
     client.resource(policy()).serverSideApply();
+    eventuallyInGuest(
+        "test -e /run/ioqos-images-imported",
+        Duration.ofMinutes(5),
+        "the workload images are in containerd");
     Pod db = create(pod("db", "high", "Guaranteed", "busybox", "sleep", "36000"));
     Pod backup = create(pod("backup", "low", "Burstable", "busybox", "sleep", "36000"));
     Pod web = create(pod("web", null, "BestEffort", "busybox", "sleep", "36000"));
@@ -164,7 +180,9 @@ abstract class RealNodeIT {
     expectTier("web", "BestEffort", STANDARD, false);
     // kubelet's own layout: the container cgroups are children of the pod's.
     String children = node.sh("ls " + cgroupDir("backup", "Burstable"));
-    assertThat(children).contains("io.max").containsPattern("(?m)^[0-9a-f]{64}$|cri-containerd-[0-9a-f]{64}\\.scope");
+    assertThat(children)
+        .contains("io.max")
+        .containsPattern("(?m)^[0-9a-f]{64}$|cri-containerd-[0-9a-f]{64}\\.scope");
     assertThat(events("backup")).anyMatch(e -> "Applied".equals(e.getReason()));
   }
 
@@ -185,7 +203,8 @@ abstract class RealNodeIT {
     String metrics = node.sh("curl -sf http://" + ip + ":8080/metrics");
     assertThat(metrics)
         .contains("ioqos_pod_io_weight{")
-        .containsPattern("ioqos_pod_io_max_bytes_per_second\\{[^}]*pod=\"backup\"[^}]*} 1.048576E7");
+        .containsPattern(
+            "ioqos_pod_io_max_bytes_per_second\\{[^}]*pod=\"backup\"[^}]*} 1.048576E7");
     say("scraped %d bytes of metrics from the agent's pod IP %s", metrics.length(), ip);
   }
 
@@ -201,12 +220,16 @@ abstract class RealNodeIT {
     expectTier("writer", "Burstable", LOW, true);
     String uid = uid("writer");
     String data = "/var/lib/kubelet/pods/" + uid + "/volumes/kubernetes.io~empty-dir/data";
-    eventuallyInGuest("test -e " + data + "/done", Duration.ofMinutes(3), "fio in the writer pod finishes");
+    eventuallyInGuest(
+        "test -e " + data + "/done", Duration.ofMinutes(3), "fio in the writer pod finishes");
     String json = node.sh("cat " + data + "/fio.json");
-    Matcher bw = Pattern.compile("\"write\"\\s*:\\s*\\{[^}]*?\"bw_bytes\"\\s*:\\s*(\\d+)").matcher(json);
+    Matcher bw =
+        Pattern.compile("\"write\"\\s*:\\s*\\{[^}]*?\"bw_bytes\"\\s*:\\s*(\\d+)").matcher(json);
     assertThat(bw.find()).as("fio's JSON has the write bandwidth: " + json).isTrue();
     long bytesPerSecond = Long.parseLong(bw.group(1));
-    say("capped writer pod (fio, direct): %.2f MiB/s against a cap of %.0f MiB/s", bytesPerSecond / 1048576.0, CAP_BPS / 1048576.0);
+    say(
+        "capped writer pod (fio, direct): %.2f MiB/s against a cap of %.0f MiB/s",
+        bytesPerSecond / 1048576.0, CAP_BPS / 1048576.0);
     assertThat((double) bytesPerSecond).isBetween(CAP_BPS * 0.95, CAP_BPS * 1.05);
   }
 
@@ -222,7 +245,13 @@ abstract class RealNodeIT {
     long t0 = System.nanoTime();
     Pod after =
         eventually(
-            () -> agentPod().filter(p -> !p.getMetadata().getUid().equals(before.getMetadata().getUid()) && ready(p)).orElse(null),
+            () ->
+                agentPod()
+                    .filter(
+                        p ->
+                            !p.getMetadata().getUid().equals(before.getMetadata().getUid())
+                                && ready(p))
+                    .orElse(null),
             p -> p != null,
             Duration.ofMinutes(6),
             "the DaemonSet's new agent pod becomes Ready");
@@ -240,10 +269,15 @@ abstract class RealNodeIT {
   @Order(30)
   void aDeletedPolicyIsRevertedInTheKernel() throws Exception {
     client.resources(IoPolicy.class).withName("real-node").delete();
-    for (String[] pod : new String[][] {{"db", "Guaranteed"}, {"backup", "Burstable"}, {"web", "BestEffort"}}) {
+    for (String[] pod :
+        new String[][] {{"db", "Guaranteed"}, {"backup", "Burstable"}, {"web", "BestEffort"}}) {
       String dir = cgroupDir(pod[0], pod[1]);
       eventuallyInGuest(
-          "test -z \"$(cat " + dir + "/io.max)\" && grep -qx 'default 100' " + dir + "/io.bfq.weight",
+          "test -z \"$(cat "
+              + dir
+              + "/io.max)\" && grep -qx 'default 100' "
+              + dir
+              + "/io.bfq.weight",
           Duration.ofMinutes(2),
           pod[0] + "'s cgroup is back at the kernel defaults");
     }
@@ -256,9 +290,13 @@ abstract class RealNodeIT {
     client.resource(policy()).serverSideApply();
     expectTier("backup", "Burstable", LOW, true);
     String uid = uid("backup");
-    eventuallyInGuest("grep -rq " + uid + " /var/lib/ioqos", Duration.ofMinutes(1), "the ledger holds backup");
+    eventuallyInGuest(
+        "grep -rq " + uid + " /var/lib/ioqos", Duration.ofMinutes(1), "the ledger holds backup");
     node.kubectl("delete", "pod", "-n", NS, "backup", "--wait=true");
-    eventuallyInGuest("! grep -rq " + uid + " /var/lib/ioqos", Duration.ofMinutes(2), "the ledger forgets the deleted pod");
+    eventuallyInGuest(
+        "! grep -rq " + uid + " /var/lib/ioqos",
+        Duration.ofMinutes(2),
+        "the ledger forgets the deleted pod");
   }
 
   // -------------------------------------------------------------------------------------------
@@ -314,12 +352,26 @@ abstract class RealNodeIT {
     if (tier != null) {
       pod.editMetadata().addToAnnotations("ioqos.dev/tier", tier).endMetadata();
     }
-    Map<String, Quantity> resources = Map.of("cpu", new Quantity("50m"), "memory", new Quantity("64Mi"));
+    Map<String, Quantity> resources =
+        Map.of("cpu", new Quantity("50m"), "memory", new Quantity("64Mi"));
     switch (qos) {
       case "Guaranteed" ->
-          pod.editSpec().editFirstContainer().withNewResources().withRequests(resources).withLimits(resources).endResources().endContainer().endSpec();
+          pod.editSpec()
+              .editFirstContainer()
+              .withNewResources()
+              .withRequests(resources)
+              .withLimits(resources)
+              .endResources()
+              .endContainer()
+              .endSpec();
       case "Burstable" ->
-          pod.editSpec().editFirstContainer().withNewResources().withRequests(Map.of("cpu", new Quantity("10m"))).endResources().endContainer().endSpec();
+          pod.editSpec()
+              .editFirstContainer()
+              .withNewResources()
+              .withRequests(Map.of("cpu", new Quantity("10m")))
+              .endResources()
+              .endContainer()
+              .endSpec();
       case "BestEffort" -> {}
       default -> throw new IllegalArgumentException(qos);
     }
@@ -343,9 +395,25 @@ abstract class RealNodeIT {
     String max = capped ? DISK + " rbps=max wbps=" + CAP_BPS + " riops=max wiops=200" : "";
     String bfq = "default " + IoWeight.toBfqWeight(weight);
     eventuallyInGuest(
-        "test \"$(cat " + dir + "/io.max)\" = '" + max + "' && grep -qx '" + bfq + "' " + dir + "/io.bfq.weight",
+        "test \"$(cat "
+            + dir
+            + "/io.max)\" = '"
+            + max
+            + "' && grep -qx '"
+            + bfq
+            + "' "
+            + dir
+            + "/io.bfq.weight",
         Duration.ofMinutes(2),
-        pod + " (" + qos + ") holds io.max '" + max + "' and io.bfq.weight '" + bfq + "' in " + dir);
+        pod
+            + " ("
+            + qos
+            + ") holds io.max '"
+            + max
+            + "' and io.bfq.weight '"
+            + bfq
+            + "' in "
+            + dir);
   }
 
   void eventuallyInGuest(String check, Duration within, String what) throws Exception {
@@ -358,7 +426,14 @@ abstract class RealNodeIT {
       }
       Thread.sleep(500);
     } while (System.nanoTime() < deadline);
-    fail(what + " within " + within.toSeconds() + " s; last check `" + check + "` said: " + last.output());
+    fail(
+        what
+            + " within "
+            + within.toSeconds()
+            + " s; last check `"
+            + check
+            + "` said: "
+            + last.output());
   }
 
   void awaitRunning(String name) {
@@ -400,7 +475,13 @@ abstract class RealNodeIT {
   }
 
   List<Event> events(String pod) {
-    return client.v1().events().inNamespace(NS).withField("involvedObject.name", pod).list().getItems();
+    return client
+        .v1()
+        .events()
+        .inNamespace(NS)
+        .withField("involvedObject.name", pod)
+        .list()
+        .getItems();
   }
 
   <T> T eventually(Supplier<T> value, Predicate<T> done, Duration within, String what) {
@@ -425,11 +506,19 @@ abstract class RealNodeIT {
       }
     } while (System.nanoTime() < deadline);
     throw new AssertionError(
-        what + " within " + within.toSeconds() + " s; last seen: " + (error != null ? error : last) + diagnosis());
+        what
+            + " within "
+            + within.toSeconds()
+            + " s; last seen: "
+            + (error != null ? error : last)
+            + diagnosis());
   }
 
   String diagnosis() {
-    return "\nkubelet's log ends:\n" + node.log("kubelet", 12) + "\ncontainerd's log ends:\n" + node.log("containerd", 6);
+    return "\nkubelet's log ends:\n"
+        + node.log("kubelet", 12)
+        + "\ncontainerd's log ends:\n"
+        + node.log("containerd", 6);
   }
 
   static String lastLine(String text) {

@@ -51,8 +51,10 @@ public final class SandboxNode {
     write(cgroupfs.resolve("io.cost.qos"), "");
     write(cgroupfs.resolve("io.stat"), "");
     write(cgroupfs.resolve("io.pressure"), pressure(0));
+    // As kubelet leaves them on a real node: controllers enabled in a QoS cgroup's
+    // subtree_control only once it has a pod (see createPod); kubepods itself always has them.
     for (QosClass qos : QosClass.values()) {
-      cgroup(layout.qosPath(qos), true);
+      cgroup(layout.qosPath(qos), qos == QosClass.GUARANTEED);
     }
     write(procfs.resolve("pressure/io"), pressure(126));
     write(procfs.resolve("sys/kernel/osrelease"), "6.12.118+deb13-amd64\n");
@@ -90,6 +92,11 @@ public final class SandboxNode {
   /** Creates a pod's cgroup as kubelet does, with the io files a 6.12 kernel shows. */
   public Path createPod(String uid, QosClass qos) {
     try {
+      // kubelet (runc's cgroup manager) enables the controllers in the parent as it creates a
+      // child.
+      write(
+          cgroupfs.resolve(layout.qosPath(qos).substring(1)).resolve("cgroup.subtree_control"),
+          "cpuset cpu io memory pids\n");
       return cgroup(layout.podPath(qos, PodUid.of(uid)), true);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -78,7 +78,11 @@ public final class CapabilityProbe {
       return null;
     }
     // io must be in cgroup.subtree_control of the root, of every ancestor and of kubepods itself
-    // (pods are its children), and of the QoS slices that exist (their pods are their children).
+    // (pods are its children), and of the QoS slices that have pods (their pods are their
+    // children). An empty QoS slice is not judged: kubelet (runc's cgroup manager) enables the
+    // controllers in a cgroup's subtree_control only when it creates its first child there; on a
+    // real node with the cgroupfs driver /kubepods/besteffort reads an empty subtree_control until
+    // its first pod.
     boolean enabled = true;
     Path current = cgroupfs;
     enabled &= subtreeHasIo(current);
@@ -88,11 +92,19 @@ public final class CapabilityProbe {
     }
     for (QosClass qos : List.of(QosClass.BURSTABLE, QosClass.BEST_EFFORT)) {
       Path qosDir = cgroupfs.resolve(layout.qosPath(qos).substring(1));
-      if (Files.isDirectory(qosDir, LinkOption.NOFOLLOW_LINKS)) {
+      if (Files.isDirectory(qosDir, LinkOption.NOFOLLOW_LINKS) && hasChildren(qosDir)) {
         enabled &= subtreeHasIo(qosDir);
       }
     }
     return new KubepodsCapability(layout.driver(), path, enabled);
+  }
+
+  private static boolean hasChildren(Path dir) {
+    try (var entries = Files.list(dir)) {
+      return entries.anyMatch(entry -> Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS));
+    } catch (java.io.IOException e) {
+      return true; // unreadable: judge its subtree_control
+    }
   }
 
   private boolean subtreeHasIo(Path dir) {

@@ -69,13 +69,25 @@ class CapabilityProbeTest {
   }
 
   @Test
-  void ioNotDelegatedToAQosSlice() throws Exception {
+  void ioNotDelegatedToAQosSliceThatHasPods() throws Exception {
     Files.writeString(
-        node.resolve("cgroup/kubepods.slice/kubepods-besteffort.slice/cgroup.subtree_control"),
+        node.resolve("cgroup/kubepods.slice/kubepods-burstable.slice/cgroup.subtree_control"),
         "cpu memory pids\n");
 
     assertThat(probe().kubepods().ioEnabled()).isFalse();
     assertThat(probe().ioUsable()).isFalse();
+  }
+
+  @Test
+  void anEmptyQosSliceNeedsNoControllersYet() throws Exception {
+    // A real node with the cgroupfs driver: /kubepods/besteffort reads an empty subtree_control
+    // until kubelet creates its first pod there (and enables the controllers as it does).
+    Files.writeString(
+        node.resolve("cgroup/kubepods.slice/kubepods-besteffort.slice/cgroup.subtree_control"),
+        "\n");
+
+    assertThat(probe().kubepods().ioEnabled()).isTrue();
+    assertThat(probe().ioUsable()).isTrue();
   }
 
   @Test
