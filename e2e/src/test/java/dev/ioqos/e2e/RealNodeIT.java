@@ -290,13 +290,26 @@ abstract class RealNodeIT {
     client.resource(policy()).serverSideApply();
     expectTier("backup", "Burstable", LOW, true);
     String uid = uid("backup");
-    eventuallyInGuest(
-        "grep -rq " + uid + " /var/lib/ioqos", Duration.ofMinutes(1), "the ledger holds backup");
+    // The ledger (the agent's hostPath, /var/lib/ioqos on the node): a snapshot and a journal of
+    // changes, where a forgotten pod's last line is {"uid":...,"entry":null}.
+    String last =
+        "j=$(grep -h '\"uid\":\""
+            + uid
+            + "\",\"entry\"' /var/lib/ioqos/ledger.journal | tail -1); ";
+    String held =
+        last
+            + "if [ -n \"$j\" ]; then ! echo \"$j\" | grep -q '\"entry\":null'; else grep -q "
+            + uid
+            + " /var/lib/ioqos/ledger.json; fi";
+    eventuallyInGuest(held, Duration.ofMinutes(1), "the ledger holds backup");
     node.kubectl("delete", "pod", "-n", NS, "backup", "--wait=true");
     eventuallyInGuest(
-        "! grep -rq " + uid + " /var/lib/ioqos",
-        Duration.ofMinutes(2),
-        "the ledger forgets the deleted pod");
+        "! { " + held + "; }", Duration.ofMinutes(2), "the ledger forgets the deleted pod");
+    String ip = awaitAgentReady(Duration.ofMinutes(1)).getStatus().getPodIP();
+    eventuallyInGuest(
+        "! curl -sf http://" + ip + ":8080/metrics | grep -q 'pod=\"backup\"'",
+        Duration.ofMinutes(1),
+        "the deleted pod's series leave the agent's metrics");
   }
 
   // -------------------------------------------------------------------------------------------
