@@ -23,8 +23,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -223,14 +221,145 @@ abstract class RealNodeIT {
     eventuallyInGuest(
         "test -e " + data + "/done", Duration.ofMinutes(3), "fio in the writer pod finishes");
     String json = node.sh("cat " + data + "/fio.json");
-    Matcher bw =
-        Pattern.compile("\"write\"\\s*:\\s*\\{[^}]*?\"bw_bytes\"\\s*:\\s*(\\d+)").matcher(json);
-    assertThat(bw.find()).as("fio's JSON has the write bandwidth: " + json).isTrue();
-    long bytesPerSecond = Long.parseLong(bw.group(1));
+    double bytesPerSecond = fio(json, "write", "bw_bytes");
     say(
         "capped writer pod (fio, direct): %.2f MiB/s against a cap of %.0f MiB/s",
         bytesPerSecond / 1048576.0, CAP_BPS / 1048576.0);
     assertThat((double) bytesPerSecond).isBetween(CAP_BPS * 0.95, CAP_BPS * 1.05);
+  }
+
+  @Test
+  @Order(6)
+  void aBufferedWriterIsThrottledAtWriteback() throws Exception {
+    // As most applications write: through the page cache, no O_DIRECT. kubelet enables the memory
+    // and io controllers, so the kernel charges the pod's dirty pages and their writeback to the
+    // pod's cgroup: `write()` returns at memory speed until the dirty limit, then the writer waits
+    // for writeback, which runs at the cap.
+    create(pod("buffered", "low", "Burstable", "busybox", "sleep", "36000"));
+    awaitRunning("buffered");
+    expectTier("buffered", "Burstable", LOW, true);
+    String stat = cgroupDir("buffered", "Burstable") + "/io.stat";
+    String written = "grep '^" + DISK + " ' " + stat + " | tr ' ' '\\n' | sed -n 's/^wbytes=//p'";
+    String dd =
+        exec("buffered", "dd if=/dev/zero of=/data/big bs=1M count=1024 2>&1 | tail -1", true);
+    node.sh("sleep 10");
+    long w0 = Long.parseLong(node.sh(written).trim());
+    long t0 = System.nanoTime();
+    node.sh("sleep 60", Duration.ofSeconds(90));
+    long w1 = Long.parseLong(node.sh(written).trim());
+    double rate = (w1 - w0) / ((System.nanoTime() - t0) / 1e9);
+    String ddSaid = node.sh("cat " + dataDir("buffered") + "/exec.out").trim();
+    say(
+        "buffered writer (dd bs=1M count=1024, no oflag=direct) in tier low: writeback %.2f MiB/s over 60 s"
+            + " (io.stat wbytes) against a cap of %.0f MiB/s; dd said: %s",
+        rate / 1048576.0, CAP_BPS / 1048576.0, ddSaid.isEmpty() ? "(still writing)" : ddSaid);
+    assertThat(rate).isBetween(CAP_BPS * 0.5, CAP_BPS * 1.05);
+  }
+
+  @Test
+  @Order(7)
+  void aReaderNextToAWriterWithAndWithoutTheCap() throws Exception {
+    // The kernel demo's noisy neighbour with real pods: a 4 KiB random reader alone, next to a
+    // sequential writer in an uncapped tier, and next to the same writer in tier low.
+    create(pod("reader", "high", "Burstable", "fio", "sleep", "36000"));
+    create(pod("neighbour", "high", "Burstable", "fio", "sleep", "36000"));
+    awaitRunning("reader");
+    awaitRunning("neighbour");
+    expectTier("neighbour", "Burstable", HIGH, false);
+    String read =
+        "fio --name=r --filename=/data/r --rw=randread --bs=4k --size=64M --direct=1 --ioengine=libaio"
+            + " --iodepth=16 --time_based --runtime=15 --output-format=json";
+    String write =
+        "fio --name=w --filename=/data/w --rw=write --bs=1M --size=256M --direct=1 --ioengine=libaio"
+            + " --iodepth=4 --time_based --runtime=20 --output-format=json";
+    exec(
+        "reader",
+        "fio --name=lay --filename=/data/r --rw=write --bs=1M --size=64M --direct=1",
+        false);
+    double alone = fio(exec("reader", read, false), "read", "iops");
+    exec("neighbour", write, true);
+    double uncapped = fio(exec("reader", read, false), "read", "iops");
+    double uncappedWriter = fio(awaitExec("neighbour"), "write", "bw_bytes") / 1048576.0;
+    node.kubectl("annotate", "pod", "-n", NS, "neighbour", "ioqos.dev/tier=low", "--overwrite");
+    expectTier("neighbour", "Burstable", LOW, true);
+    exec("neighbour", write, true);
+    double capped = fio(exec("reader", read, false), "read", "iops");
+    double cappedWriter = fio(awaitExec("neighbour"), "write", "bw_bytes") / 1048576.0;
+    say(
+        "noisy neighbour, real pods: reader %.0f IOPS alone; %.0f (%.0f%%) next to a writer at %.1f MiB/s;"
+            + " %.0f (%.0f%%) with the writer in tier low at %.2f MiB/s",
+        alone,
+        uncapped,
+        100 * uncapped / alone,
+        uncappedWriter,
+        capped,
+        100 * capped / alone,
+        cappedWriter);
+    assertThat(alone).isPositive();
+    assertThat(cappedWriter * 1048576).isBetween(CAP_BPS * 0.9, CAP_BPS * 1.05);
+  }
+
+  /**
+   * Runs {@code command} with sh in the pod's container, as {@code kubectl exec} would (through
+   * containerd: the API server cannot reach this node's kubelet), its output to /data/exec.out;
+   * returns the output, or "" at once when {@code background}.
+   */
+  String exec(String pod, String command, boolean background) throws Exception {
+    String id =
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName(pod)
+            .get()
+            .getStatus()
+            .getContainerStatuses()
+            .get(0)
+            .getContainerID();
+    String container = id.substring(id.indexOf("://") + 3);
+    String out = dataDir(pod) + "/exec.out";
+    String run =
+        "rm -f "
+            + out
+            + " "
+            + out
+            + ".done; ctr -n k8s.io task exec --exec-id e"
+            + System.nanoTime()
+            + " "
+            + container
+            + " sh -c '"
+            + command
+            + " > /data/exec.out 2>&1; touch /data/exec.out.done'";
+    if (background) {
+      node.sh("(" + run + ") > /dev/null 2>&1 &");
+      return "";
+    }
+    node.sh(run, Duration.ofMinutes(3));
+    return node.sh("cat " + out);
+  }
+
+  String awaitExec(String pod) throws Exception {
+    eventuallyInGuest(
+        "test -e " + dataDir(pod) + "/exec.out.done",
+        Duration.ofMinutes(2),
+        "the exec in " + pod + " ends");
+    return node.sh("cat " + dataDir(pod) + "/exec.out");
+  }
+
+  String dataDir(String pod) {
+    return "/var/lib/kubelet/pods/" + uid(pod) + "/volumes/kubernetes.io~empty-dir/data";
+  }
+
+  /** A figure of fio's first job in its JSON output, e.g. ("read", "iops"). */
+  static double fio(String json, String direction, String field) throws Exception {
+    var job =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(json.substring(json.indexOf('{')))
+            .path("jobs")
+            .path(0);
+    if (!job.path(direction).has(field)) {
+      throw new AssertionError("fio printed no " + direction + "." + field + ": " + json);
+    }
+    return job.path(direction).path(field).asDouble();
   }
 
   // -------------------------------------------------------------------------------------------
