@@ -136,13 +136,7 @@ abstract class RealNodeIT {
     assertThat(state.getStatus().getCgroup().getVersion()).isEqualTo("v2");
     assertThat(state.getStatus().getCgroup().getDriver()).isEqualTo(driver());
     assertThat(state.getStatus().getCgroup().getIoControllerEnabled()).isTrue();
-    // The agent container's memory as the kernel counts it, from its cgroup on the node.
-    String memory =
-        node.sh(
-            "cat $(dirname $(grep -l -r --include=cgroup.procs -x \"$(pgrep -f 'ioqos.jar run' | head -1)\" /sys/fs/cgroup/kubepods* | head -1))/memory.current");
-    say(
-        "agent container memory.current %.1f MiB (idle, no managed pods)",
-        Long.parseLong(memory.trim()) / 1048576.0);
+    say("agent container memory.current %.1f MiB (idle, no managed pods)", agentMemoryMiB());
   }
 
   // -------------------------------------------------------------------------------------------
@@ -295,8 +289,19 @@ abstract class RealNodeIT {
         capped,
         100 * capped / alone,
         cappedWriter);
+    say(
+        "agent container memory.current %.1f MiB with %d managed pods",
+        agentMemoryMiB(), client.pods().inNamespace(NS).list().getItems().size());
     assertThat(alone).isPositive();
     assertThat(cappedWriter * 1048576).isBetween(CAP_BPS * 0.9, CAP_BPS * 1.05);
+  }
+
+  /** The agent container's memory.current, read from its cgroup on the node, in MiB. */
+  double agentMemoryMiB() throws Exception {
+    String bytes =
+        node.sh(
+            "p=$(pgrep -f 'ioqos.jar run' | head -1); cat /sys/fs/cgroup$(sed -n 's/^0:://p' /proc/$p/cgroup)/memory.current");
+    return Long.parseLong(bytes.trim()) / 1048576.0;
   }
 
   /**
@@ -410,7 +415,11 @@ abstract class RealNodeIT {
           Duration.ofMinutes(2),
           pod[0] + "'s cgroup is back at the kernel defaults");
     }
-    assertThat(events("backup")).anyMatch(e -> "Reverted".equals(e.getReason()));
+    eventually(
+        () -> events("backup"),
+        events -> events.stream().anyMatch(e -> "Reverted".equals(e.getReason())),
+        Duration.ofMinutes(1),
+        "a Reverted Event on backup");
   }
 
   @Test
