@@ -135,7 +135,12 @@ abstract class RealNodeIT {
             "the agent publishes the node's IoNodeState");
     assertThat(state.getStatus().getCgroup().getVersion()).isEqualTo("v2");
     assertThat(state.getStatus().getCgroup().getDriver()).isEqualTo(driver());
-    assertThat(state.getStatus().getCgroup().getIoControllerEnabled()).isTrue();
+    assertThat(state.getStatus().getCgroup().getIoControllerEnabled())
+        .as(
+            "the agent finds the io controller delegated down kubepods on the node; its"
+                + " conditions say: %s",
+            state.getStatus().getConditions())
+        .isTrue();
     say("agent container memory.current %.1f MiB (idle, no managed pods)", agentMemoryMiB());
   }
 
