@@ -5,6 +5,8 @@ import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.IocostSwitch;
 import dev.ioqos.metrics.AgentMetrics;
 import dev.ioqos.metrics.AppliedValues;
+import dev.ioqos.metrics.ApplyMetrics;
+import dev.ioqos.metrics.TierState;
 import dev.ioqos.probe.DiskCapability;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -79,13 +81,12 @@ public final class Agent implements AutoCloseable {
     this.nodeLabels = new NodeLabels(client, config.nodeName());
     this.handler =
         new PodHandler(
-            engine,
+            new PodPass(engine, ledger, config.dryRun()),
             ledger,
             events,
             nodeState,
-            new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)),
-            config.dryRun(),
-            metrics);
+            podMetrics(metrics),
+            new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)));
     this.reconciler = new PodReconciler(handler, nodeLabels, new PolicyValidity());
     this.operator =
         new Operator(
@@ -100,6 +101,33 @@ public final class Agent implements AutoCloseable {
             .withReconciliationMaxInterval(config.resync())
             .build();
     operator.register(reconciler, NodeScope.onlyNode(base, config.nodeName()));
+  }
+
+  /** The pass's reports into the agent's meters. */
+  private static PodMetricsSink podMetrics(AgentMetrics metrics) {
+    return new PodMetricsSink() {
+      @Override
+      public void tier(
+          String uid,
+          String namespace,
+          String name,
+          String tier,
+          String cgroupPath,
+          TierState state) {
+        metrics.pods().managed(uid, namespace, name, tier, cgroupPath, state);
+      }
+
+      @Override
+      public void forget(String uid) {
+        metrics.pods().forget(uid);
+      }
+
+      @Override
+      public void kernelCall(
+          ApplyMetrics.Operation operation, ApplyMetrics.Result result, Duration took) {
+        metrics.apply().record(operation, result, took);
+      }
+    };
   }
 
   /** Starts the informers (waits for their first sync) and the periodic work. */

@@ -22,16 +22,10 @@ import org.slf4j.LoggerFactory;
  * posted by one background thread, so that no reconcile waits for the API server to store an Event
  * (a full queue drops Events, logged).
  */
-public final class EventReporter implements AutoCloseable {
+public final class EventReporter implements PodEventSink, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventReporter.class);
   private static final int MAX_REMEMBERED = 10_000;
   private static final int MAX_QUEUED = 1_000;
-
-  /** Normal or Warning, as Kubernetes spells them. */
-  public enum Type {
-    Normal,
-    Warning
-  }
 
   private final KubernetesClient client;
   private final String nodeName;
@@ -69,7 +63,12 @@ public final class EventReporter implements AutoCloseable {
   }
 
   /** Posts unless the same event for this pod was posted within the interval. */
-  public void post(PodTarget pod, Type type, String reason, String message) {
+  @Override
+  public void post(PodTarget pod, PodEvent event) {
+    post(pod, event.type(), event.reason().text(), event.message());
+  }
+
+  private void post(PodTarget pod, PodEvent.Type type, String reason, String message) {
     String key = pod.uid() + "\u0000" + reason + "\u0000" + message;
     Instant now = clock.instant();
     synchronized (lastPosted) {
@@ -85,7 +84,7 @@ public final class EventReporter implements AutoCloseable {
     }
   }
 
-  private void create(PodTarget pod, Type type, String reason, String text, Instant now) {
+  private void create(PodTarget pod, PodEvent.Type type, String reason, String text, Instant now) {
     try {
       client
           .v1()
@@ -132,6 +131,7 @@ public final class EventReporter implements AutoCloseable {
   }
 
   /** Forgets a pod's rate-limit memory, e.g. when it goes away. */
+  @Override
   public void forget(String uid) {
     synchronized (lastPosted) {
       lastPosted.keySet().removeIf(key -> key.startsWith(uid + "\u0000"));

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * Folds this node's capabilities and per-pod results into its IoNodeState and writes it only when
  * something changed: zero API writes in steady state, one object per node, never a shared one.
  */
-public final class NodeStateReporter {
+public final class NodeStateReporter implements PodStateSink {
   private static final Logger LOG = LoggerFactory.getLogger(NodeStateReporter.class);
 
   /**
@@ -86,10 +86,12 @@ public final class NodeStateReporter {
     this.clock = clock;
   }
 
+  @Override
   public void record(String uid, PodResult result) {
     pods.put(uid, result);
   }
 
+  @Override
   public void forget(String uid) {
     pods.remove(uid);
   }

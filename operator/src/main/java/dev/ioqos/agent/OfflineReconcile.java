@@ -268,7 +268,7 @@ public final class OfflineReconcile {
       this.qosClass = qosClass;
     }
 
-    void event(EventReporter.Type type, String reason, String message) {
+    void event(PodEvent.Type type, String reason, String message) {
       events.add(new Event(type.name(), reason, message));
     }
 
@@ -322,13 +322,13 @@ public final class OfflineReconcile {
     try {
       cgroupPath = engine.podPath(pod);
     } catch (IllegalArgumentException e) {
-      pass.event(EventReporter.Type.Warning, "InvalidPod", e.getMessage());
+      pass.event(PodEvent.Type.Warning, "InvalidPod", e.getMessage());
       return pass.report(Result.INVALID_POD);
     }
     Optional<CgroupTree> tree = engine.tree();
     if (cgroupPath.isEmpty() || tree.isEmpty()) {
       if (decision.managed()) {
-        pass.event(EventReporter.Type.Warning, "NodeNotReady", engine.layoutProblem());
+        pass.event(PodEvent.Type.Warning, "NodeNotReady", engine.layoutProblem());
         return pass.report(Result.NODE_NOT_READY);
       }
       return pass.report(Result.NOT_MANAGED);
@@ -336,11 +336,11 @@ public final class OfflineReconcile {
     pass.cgroupPath = cgroupPath.get();
     PodTarget target = new PodTarget(pod.uid(), pod.namespace(), pod.name(), cgroupPath.get());
     for (TierWarning warning : decision.warnings()) {
-      pass.event(EventReporter.Type.Warning, warning.reason(), warning.message());
+      pass.event(PodEvent.Type.Warning, warning.reason(), warning.message());
     }
     if (!decision.conflictingPolicies().isEmpty()) {
       pass.event(
-          EventReporter.Type.Warning,
+          PodEvent.Type.Warning,
           "PolicyConflict",
           "policies "
               + String.join(", ", decision.conflictingPolicies())
@@ -365,12 +365,12 @@ public final class OfflineReconcile {
     pass.desired = PodApplier.describe(desired);
     pass.skipped = desired.skipped().stream().map(SkippedSetting::of).toList();
     for (String problem : disks.problems()) {
-      pass.event(EventReporter.Type.Warning, "DeviceNotResolved", problem);
+      pass.event(PodEvent.Type.Warning, "DeviceNotResolved", problem);
     }
     if (dryRun || decision.dryRun()) {
       String would = String.join(", ", pass.desired);
       pass.event(
-          EventReporter.Type.Normal,
+          PodEvent.Type.Normal,
           "DryRun",
           "policy "
               + policy.name()
@@ -387,13 +387,13 @@ public final class OfflineReconcile {
       outcome.failures().forEach(f -> pass.failures.add(Failure.of(f)));
       if (outcome.failed()) {
         pass.event(
-            EventReporter.Type.Warning,
+            PodEvent.Type.Warning,
             "ApplyFailed",
             "policy " + policy.name() + " tier " + tier + ": " + outcome.summary());
         return pass.report(Result.FAILED);
       }
       pass.event(
-          EventReporter.Type.Normal,
+          PodEvent.Type.Normal,
           "Applied",
           "policy "
               + policy.name()
@@ -404,7 +404,7 @@ public final class OfflineReconcile {
               + skippedText(outcome.skipped()));
       if (!outcome.skipped().isEmpty() || !disks.problems().isEmpty()) {
         pass.event(
-            EventReporter.Type.Warning,
+            PodEvent.Type.Warning,
             "NotEnforced",
             skippedText(outcome.skipped()).replaceFirst("^; ", "")
                 + String.join("; ", disks.problems()));
@@ -415,14 +415,14 @@ public final class OfflineReconcile {
       if (e.failure() == CgroupFailure.CGROUP_GONE) {
         return pass.report(Result.CGROUP_MISSING);
       }
-      pass.event(EventReporter.Type.Warning, "ApplyFailed", e.getMessage());
+      pass.event(PodEvent.Type.Warning, "ApplyFailed", e.getMessage());
       return pass.report(Result.FAILED);
     }
   }
 
   private PodReport revert(Pass pass, PodApplier applier, LedgerEntry entry, String why) {
     if (dryRun) {
-      pass.event(EventReporter.Type.Normal, "DryRun", why + "; would restore the defaults");
+      pass.event(PodEvent.Type.Normal, "DryRun", why + "; would restore the defaults");
       return pass.report(Result.DRY_RUN);
     }
     try {
@@ -430,10 +430,10 @@ public final class OfflineReconcile {
       pass.written = outcome.written();
       outcome.failures().forEach(f -> pass.failures.add(Failure.of(f)));
       if (outcome.failed()) {
-        pass.event(EventReporter.Type.Warning, "RevertFailed", outcome.summary());
+        pass.event(PodEvent.Type.Warning, "RevertFailed", outcome.summary());
         return pass.report(Result.REVERT_FAILED);
       }
-      pass.event(EventReporter.Type.Normal, "Reverted", why + "; restored " + outcome.summary());
+      pass.event(PodEvent.Type.Normal, "Reverted", why + "; restored " + outcome.summary());
       return pass.report(Result.REVERTED);
     } catch (CgroupIoException e) {
       if (e.failure() == CgroupFailure.CGROUP_GONE) {
@@ -441,7 +441,7 @@ public final class OfflineReconcile {
         return pass.report(Result.FORGOTTEN);
       }
       pass.failures.add(Failure.of(e));
-      pass.event(EventReporter.Type.Warning, "RevertFailed", e.getMessage());
+      pass.event(PodEvent.Type.Warning, "RevertFailed", e.getMessage());
       return pass.report(Result.REVERT_FAILED);
     }
   }
@@ -462,7 +462,7 @@ public final class OfflineReconcile {
     pass.known = entry;
     Optional<CgroupTree> tree = engine.tree();
     if (tree.isEmpty()) {
-      pass.event(EventReporter.Type.Warning, "NodeNotReady", engine.layoutProblem());
+      pass.event(PodEvent.Type.Warning, "NodeNotReady", engine.layoutProblem());
       return pass.report(Result.NODE_NOT_READY);
     }
     return revert(

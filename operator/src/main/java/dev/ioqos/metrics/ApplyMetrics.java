@@ -1,7 +1,5 @@
 package dev.ioqos.metrics;
 
-import dev.ioqos.cgroup.CgroupFailure;
-import dev.ioqos.cgroup.CgroupIoException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -10,7 +8,6 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Predicate;
 
 /**
  * Times every apply and revert of a pod (each is a series of cgroup writes and read-backs) and
@@ -84,28 +81,12 @@ public final class ApplyMetrics implements MeterBinder {
     }
   }
 
-  /**
-   * Runs {@code call}, timing it and counting its result: {@code failed} tells a returned outcome
-   * that holds refusals; an exception is a failure, or {@link Result#CGROUP_MISSING} when the
-   * cgroup is gone. The call's result or exception is passed on unchanged.
-   */
-  public <T> T time(Operation operation, KernelCall<T> call, Predicate<T> failed)
-      throws CgroupIoException {
-    long start = System.nanoTime();
-    Result result = Result.FAILURE;
-    try {
-      T value = call.call();
-      result = failed.test(value) ? Result.FAILURE : Result.SUCCESS;
-      return value;
-    } catch (CgroupIoException e) {
-      result = e.failure() == CgroupFailure.CGROUP_GONE ? Result.CGROUP_MISSING : Result.FAILURE;
-      throw e;
-    } finally {
-      Timer timer = timers.get(operation);
-      if (timer != null) {
-        timer.record(Duration.ofNanos(System.nanoTime() - start));
-        counters.get(operation).get(result).increment();
-      }
+  /** Counts one apply or revert by how it ended and records how long its writes took. */
+  public void record(Operation operation, Result result, Duration took) {
+    Timer timer = timers.get(operation);
+    if (timer != null) {
+      timer.record(took);
+      counters.get(operation).get(result).increment();
     }
   }
 }

@@ -1,14 +1,12 @@
 package dev.ioqos.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ioqos.cgroup.CgroupFailure;
-import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.metrics.ApplyMetrics.Operation;
+import dev.ioqos.metrics.ApplyMetrics.Result;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,36 +40,24 @@ class ApplyMetricsTest {
   }
 
   @Test
-  void countsAndTimesEachOutcomeAndPassesResultsAndErrorsOn() throws Exception {
-    assertThat(apply.time(Operation.APPLY, () -> "ok", s -> false)).isEqualTo("ok");
-    apply.time(Operation.APPLY, () -> "refused", s -> true);
-    CgroupIoException gone =
-        new CgroupIoException(CgroupFailure.CGROUP_GONE, Path.of("/x/io.max"), null, "missing");
-    assertThatThrownBy(
-            () ->
-                apply.time(
-                    Operation.REVERT,
-                    () -> {
-                      throw gone;
-                    },
-                    s -> false))
-        .isSameAs(gone);
-    CgroupIoException unsafe =
-        new CgroupIoException(CgroupFailure.UNSAFE_PATH, Path.of("/x/io.max"), null, "symlink");
-    assertThatThrownBy(
-            () ->
-                apply.time(
-                    Operation.APPLY,
-                    () -> {
-                      throw unsafe;
-                    },
-                    s -> false))
-        .isSameAs(unsafe);
+  void countsAndTimesEachOutcome() {
+    apply.record(Operation.APPLY, Result.SUCCESS, Duration.ofMillis(2));
+    apply.record(Operation.APPLY, Result.FAILURE, Duration.ofMillis(3));
+    apply.record(Operation.REVERT, Result.CGROUP_MISSING, Duration.ofNanos(500));
+    apply.record(Operation.APPLY, Result.FAILURE, Duration.ofMillis(200));
 
     assertThat(count("apply", "success")).isEqualTo(1);
     assertThat(count("apply", "failure")).isEqualTo(2);
     assertThat(count("revert", "cgroup_missing")).isEqualTo(1);
+    assertThat(count("revert", "success")).isZero();
     assertThat(registry.get("ioqos.apply.duration").tag("operation", "apply").timer().count())
         .isEqualTo(3);
+    assertThat(
+            registry
+                .get("ioqos.apply.duration")
+                .tag("operation", "apply")
+                .timer()
+                .totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
+        .isEqualTo(205.0);
   }
 }
