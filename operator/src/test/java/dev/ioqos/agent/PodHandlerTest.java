@@ -1,0 +1,227 @@
+package dev.ioqos.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.core.QosClass;
+import dev.ioqos.core.policy.NodeFacts;
+import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.PolicyRules;
+import dev.ioqos.metrics.ApplyMetrics;
+import dev.ioqos.metrics.TierState;
+import dev.ioqos.testing.Fixtures;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The agent's pod handling on a fixture node, with hand-written fakes of its reporters. */
+class PodHandlerTest {
+  static final String UID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+  static final String DIR =
+      "cgroup/kubepods.slice/kubepods-burstable.slice/"
+          + "kubepods-burstable-pod0a1b2c3d_4e5f_4a6b_8c7d_9e0f1a2b3c4d.slice";
+  static final NodeFacts NODE = new NodeFacts("node-1", Map.of());
+  static final String POLICY =
+      """
+      apiVersion: ioqos.dev/v1alpha1
+      kind: IoPolicy
+      metadata: {name: storage}
+      spec:
+        tiers:
+          - name: low
+            weight: 10
+            limits: {writeBytesPerSecond: 10Mi, writeIOPS: 100}
+      %s
+      """;
+
+  @TempDir Path temp;
+
+  final List<String> events = new ArrayList<>();
+  final Map<String, NodeStateReporter.PodResult> states = new HashMap<>();
+  final Map<String, TierState> tiers = new HashMap<>();
+  final List<String> kernelCalls = new ArrayList<>();
+
+  final PodEventSink eventSink =
+      new PodEventSink() {
+        @Override
+        public void post(PodTarget pod, PodEvent event) {
+          events.add(event.type() + " " + event.reason().text());
+        }
+
+        @Override
+        public void forget(String uid) {}
+      };
+  final PodStateSink stateSink =
+      new PodStateSink() {
+        @Override
+        public void record(String uid, NodeStateReporter.PodResult result) {
+          states.put(uid, result);
+        }
+
+        @Override
+        public void forget(String uid) {
+          states.remove(uid);
+        }
+      };
+  final PodMetricsSink metricsSink =
+      new PodMetricsSink() {
+        @Override
+        public void tier(
+            String uid, String ns, String name, String tier, String path, TierState state) {
+          tiers.put(uid, state);
+        }
+
+        @Override
+        public void forget(String uid) {
+          tiers.remove(uid);
+        }
+
+        @Override
+        public void kernelCall(
+            ApplyMetrics.Operation operation, ApplyMetrics.Result result, Duration took) {
+          kernelCalls.add(operation + " " + result);
+        }
+      };
+
+  Path node;
+  PodHandler handler;
+
+  PodHandler handler(boolean dryRun) {
+    node = Fixtures.copy("node/debian-6.12-systemd", temp.resolve("node"));
+    NodeEngine engine =
+        new NodeEngine(
+            new NodeConfig(
+                node.resolve("cgroup"),
+                node.resolve("sys"),
+                node.resolve("proc"),
+                node.resolve("dev"),
+                Optional.empty(),
+                "/",
+                "/var/lib/kubelet"));
+    Ledger ledger = Ledger.open(temp.resolve("state"));
+    return new PodHandler(
+        new PodPass(engine, ledger, dryRun),
+        ledger,
+        eventSink,
+        stateSink,
+        metricsSink,
+        new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)));
+  }
+
+  static List<PolicyRules> policy(String extra) {
+    return List.of(
+        ApiMapping.rules(Serialization.unmarshal(POLICY.formatted(extra), IoPolicy.class)));
+  }
+
+  static PodFacts pod(String tier) {
+    return new PodFacts(
+        "db",
+        "backup",
+        UID,
+        Map.of(),
+        tier == null ? Map.of() : Map.of("ioqos.dev/tier", tier),
+        Map.of(),
+        Optional.empty(),
+        QosClass.BURSTABLE);
+  }
+
+  @Test
+  void appliedThenUnchanged() throws Exception {
+    handler = handler(false);
+
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).isEmpty();
+    assertThat(events).containsExactly("Normal Applied");
+    assertThat(states.get(UID).applied()).isTrue();
+    assertThat(tiers.get(UID)).isEqualTo(TierState.APPLIED);
+    assertThat(kernelCalls).containsExactly("APPLY SUCCESS");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 10\n");
+
+    events.clear();
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).isEmpty();
+    // Nothing changed: no Event, but the pass still counts as a successful apply.
+    assertThat(events).isEmpty();
+    assertThat(kernelCalls).containsExactly("APPLY SUCCESS", "APPLY SUCCESS");
+  }
+
+  @Test
+  void notManaged() {
+    handler = handler(false);
+
+    assertThat(handler.handle(pod(null), NODE, policy(""))).isEmpty();
+
+    assertThat(events).isEmpty();
+    assertThat(states).isEmpty();
+    assertThat(kernelCalls).isEmpty();
+  }
+
+  @Test
+  void cgroupGoneIsRetriedWithBackoffThenApplied() throws Exception {
+    handler = handler(false);
+    Path dir = node.resolve(DIR);
+    Path aside = temp.resolve("aside");
+    Files.move(dir, aside);
+
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).contains(Duration.ofMillis(100));
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).contains(Duration.ofMillis(200));
+    assertThat(events).isEmpty();
+    assertThat(states.get(UID).reason()).isEqualTo("CgroupMissing");
+    assertThat(kernelCalls).containsExactly("APPLY CGROUP_MISSING", "APPLY CGROUP_MISSING");
+
+    Files.move(aside, dir);
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).isEmpty();
+    assertThat(events).containsExactly("Normal Applied");
+    assertThat(states.get(UID).applied()).isTrue();
+  }
+
+  @Test
+  void kernelRefusal() throws Exception {
+    handler = handler(false);
+    Files.delete(node.resolve(DIR).resolve("io.max"));
+
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).isEmpty();
+
+    assertThat(events).containsExactly("Warning ApplyFailed");
+    assertThat(states.get(UID).applied()).isFalse();
+    assertThat(states.get(UID).reason()).isEqualTo("FileMissing");
+    assertThat(tiers.get(UID)).isEqualTo(TierState.FAILED);
+    assertThat(kernelCalls).containsExactly("APPLY FAILURE");
+  }
+
+  @Test
+  void revert() throws Exception {
+    handler = handler(false);
+    handler.handle(pod("low"), NODE, policy(""));
+    events.clear();
+
+    assertThat(handler.handle(pod(null), NODE, policy(""))).isEmpty();
+
+    assertThat(events).containsExactly("Normal Reverted");
+    assertThat(states).isEmpty();
+    assertThat(tiers).isEmpty();
+    assertThat(kernelCalls).containsExactly("APPLY SUCCESS", "REVERT SUCCESS");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 100\n");
+  }
+
+  @Test
+  void dryRun() throws Exception {
+    handler = handler(true);
+
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).isEmpty();
+
+    assertThat(events).containsExactly("Normal DryRun");
+    assertThat(states.get(UID).applied()).isTrue();
+    assertThat(tiers.get(UID)).isEqualTo(TierState.DRY_RUN);
+    assertThat(kernelCalls).isEmpty();
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.max"))).isEmpty();
+  }
+}
