@@ -20,11 +20,13 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Consumer;
 
 /** Turns Kubernetes objects into the core's facts and rules; the only place that knows both. */
 public final class ApiMapping {
@@ -33,10 +35,40 @@ public final class ApiMapping {
   /**
    * The policy's rules.
    *
-   * @throws IllegalArgumentException naming the field when the object passed admission but still
-   *     cannot be used (e.g. an operator the schema does not restrict)
+   * @throws UnusablePolicyException naming the field when the object passed admission but still
+   *     cannot be used (e.g. an operator the schema does not restrict), or had no admission
    */
   public static PolicyRules rules(IoPolicy policy) {
+    String name = policy.getMetadata() == null ? null : policy.getMetadata().getName();
+    if (name == null || name.isBlank()) {
+      throw new UnusablePolicyException("(no name)", "metadata.name is missing", null);
+    }
+    try {
+      return rulesOf(policy);
+    } catch (RuntimeException e) {
+      String problem = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      throw new UnusablePolicyException(name, problem, e);
+    }
+  }
+
+  /**
+   * The rules of every usable policy; each one that cannot be used is handed to {@code unusable}
+   * and left out, never a crash.
+   */
+  public static List<PolicyRules> usableRules(
+      Collection<IoPolicy> policies, Consumer<UnusablePolicyException> unusable) {
+    List<PolicyRules> rules = new ArrayList<>();
+    for (IoPolicy policy : policies) {
+      try {
+        rules.add(rules(policy));
+      } catch (UnusablePolicyException e) {
+        unusable.accept(e);
+      }
+    }
+    return rules;
+  }
+
+  private static PolicyRules rulesOf(IoPolicy policy) {
     IoPolicySpec spec = policy.getSpec();
     if (spec == null) {
       throw new IllegalArgumentException("spec is missing");

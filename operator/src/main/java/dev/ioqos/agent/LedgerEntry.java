@@ -1,5 +1,6 @@
 package dev.ioqos.agent;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,6 +36,7 @@ public record LedgerEntry(
   }
 
   /** True when nothing is recorded as written. */
+  @JsonIgnore
   public boolean isEmpty() {
     return weight == null
         && bfqWeight == null

@@ -30,8 +30,8 @@ public final class PolicyValidity {
           }
           try {
             return Optional.of(ApiMapping.rules(policy));
-          } catch (IllegalArgumentException e) {
-            LOG.error("IoPolicy {} is ignored: {}", policy.getMetadata().getName(), e.getMessage());
+          } catch (UnusablePolicyException e) {
+            LOG.error("IoPolicy {} is ignored: {}", e.policy(), e.problem());
             return Optional.empty();
           }
         });

@@ -124,8 +124,8 @@ public final class StatusAggregator implements Reconciler<IoPolicy> {
     try {
       ApiMapping.rules(policy);
       return Optional.empty();
-    } catch (RuntimeException e) {
-      return Optional.of(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    } catch (UnusablePolicyException e) {
+      return Optional.of(e.problem());
     }
   }
 }

@@ -5,13 +5,12 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ioqos.agent.ApiMapping;
 import dev.ioqos.agent.Ledger;
-import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.agent.NodeEngine;
-import dev.ioqos.agent.OfflineReconcile;
-import dev.ioqos.agent.OfflineReconcile.Failure;
-import dev.ioqos.agent.OfflineReconcile.PodReport;
-import dev.ioqos.agent.OfflineReconcile.Report;
+import dev.ioqos.agent.ObjectsPass;
+import dev.ioqos.agent.ObjectsPass.Line;
+import dev.ioqos.agent.ObjectsPass.Report;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.policy.PolicyRules;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -27,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -70,13 +70,6 @@ final class ApplyCommand implements Callable<Integer> {
   String nodeName;
 
   @Option(
-      names = "--kubelet-root-dir",
-      defaultValue = "/var/lib/kubelet",
-      description =
-          "kubelet's root directory, for kubeletRoot device selectors (default: ${DEFAULT-VALUE})")
-  String kubeletRootDir;
-
-  @Option(
       names = "--state-dir",
       defaultValue = "/var/lib/ioqos",
       description = "where the ledger of written values lives (default: ${DEFAULT-VALUE})")
@@ -112,21 +105,13 @@ final class ApplyCommand implements Callable<Integer> {
             .findFirst()
             .orElse(null);
     List<String> ignored = new ArrayList<>(read.ignored());
-    List<PolicyRules> rules = OfflineReconcile.rules(read.policies(), ignored);
-    NodeEngine engine =
-        new NodeEngine(
-            new NodeConfig(
-                node.cgroupfs,
-                node.sysfs,
-                node.procfs,
-                node.devfs,
-                node.driver(),
-                node.kubeletCgroupRoot,
-                kubeletRootDir));
+    List<PolicyRules> rules =
+        ApiMapping.usableRules(read.policies(), unusable -> ignored.add(unusable.getMessage()));
+    NodeEngine engine = node.engine();
     Ledger ledger = Ledger.open(stateDir);
     Report report =
-        new OfflineReconcile(engine, ledger, dryRun)
-            .reconcile(name, self, read.pods(), rules, read.namespaces());
+        new ObjectsPass(engine, ledger, dryRun)
+            .run(name, self, read.pods(), rules, read.namespaces());
     PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
       Map<String, Object> json = new LinkedHashMap<>();
@@ -140,7 +125,16 @@ final class ApplyCommand implements Callable<Integer> {
       json.put("policies", rules.stream().map(PolicyRules::name).toList());
       json.put("ignored", ignored);
       json.put("ok", report.ok());
-      json.put("pods", report.pods());
+      json.put(
+          "pods",
+          report.pods().stream()
+              .map(
+                  line ->
+                      OutcomeRendering.json(
+                          line,
+                          line.uid() == null ? Optional.empty() : ledger.get(line.uid()),
+                          dryRun))
+              .toList());
       try {
         out.println(
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
@@ -151,7 +145,7 @@ final class ApplyCommand implements Callable<Integer> {
       out.print(text(report, rules, ignored));
     }
     out.flush();
-    List<PodReport> bad = report.pods().stream().filter(p -> !p.result().ok()).toList();
+    List<Line> bad = report.pods().stream().filter(p -> !p.ok()).toList();
     if (!bad.isEmpty()) {
       spec.commandLine()
           .getErr()
@@ -286,51 +280,7 @@ final class ApplyCommand implements Callable<Integer> {
                 ? "none"
                 : rules.stream().map(PolicyRules::name).collect(Collectors.joining(", "))));
     ignored.forEach(line -> text.append(String.format("ignored:  %s%n", line)));
-    for (PodReport pod : report.pods()) {
-      text.append(String.format("%npod:      %s/%s%n", pod.namespace(), pod.name()));
-      text.append(String.format("result:   %s%n", pod.result()));
-      if (pod.note() != null) {
-        text.append(String.format("note:     %s%n", pod.note()));
-      }
-      if (pod.policy() != null) {
-        text.append(
-            String.format(
-                "policy:   %s, tier %s%s%n",
-                pod.policy(),
-                pod.tier(),
-                pod.tierSource() == null ? "" : " (from " + pod.tierSource() + ")"));
-      }
-      if (pod.cgroupPath() != null) {
-        text.append(String.format("cgroup:   %s%n", pod.cgroupPath()));
-      }
-      if (pod.disks() != null) {
-        pod.disks()
-            .forEach(
-                d ->
-                    text.append(
-                        String.format(
-                            "disk:     %s %s (scheduler %s, weights via %s)%n",
-                            d.majMin(), d.name(), d.scheduler(), d.weights())));
-      }
-      if (pod.written() != null) {
-        pod.written().forEach(line -> text.append(String.format("written:  %s%n", line)));
-      }
-      if (pod.skipped() != null) {
-        pod.skipped().forEach(s -> text.append(String.format("skipped:  %s%n", s.reason())));
-      }
-      if (pod.failures() != null) {
-        for (Failure failure : pod.failures()) {
-          text.append(String.format("failure:  %s: %s%n", failure.type(), failure.message()));
-        }
-      }
-      if (pod.events() != null) {
-        pod.events()
-            .forEach(
-                e ->
-                    text.append(
-                        String.format("event:    %s %s: %s%n", e.type(), e.reason(), e.message())));
-      }
-    }
+    report.pods().forEach(line -> text.append(OutcomeRendering.text(line)));
     return text.toString();
   }
 }

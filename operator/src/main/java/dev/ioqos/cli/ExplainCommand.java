@@ -2,9 +2,10 @@ package dev.ioqos.cli;
 
 import dev.ioqos.agent.ApiMapping;
 import dev.ioqos.agent.DiskSelection;
-import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.agent.NodeEngine;
 import dev.ioqos.agent.PodApplier;
+import dev.ioqos.agent.PodOutcome;
+import dev.ioqos.agent.PodPass;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.cgroup.CgroupDir;
 import dev.ioqos.cgroup.CgroupIoException;
@@ -14,7 +15,6 @@ import dev.ioqos.core.policy.DesiredSettings;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PodDecision;
 import dev.ioqos.core.policy.PodFacts;
-import dev.ioqos.core.policy.PolicyResolver;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.core.policy.TierWarning;
@@ -52,12 +52,6 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--pod", required = true, description = "the pod as NAMESPACE/NAME")
   String pod;
 
-  @Option(
-      names = "--kubelet-root-dir",
-      defaultValue = "/var/lib/kubelet",
-      description = "kubelet's root directory (default: ${DEFAULT-VALUE})")
-  String kubeletRootDir;
-
   @Override
   public Integer call() {
     String[] parts = pod.split("/", -1);
@@ -74,15 +68,11 @@ final class ExplainCommand implements Callable<Integer> {
       NodeFacts nodeFacts =
           ApiMapping.node(
               nodeName, nodeName == null ? null : client.nodes().withName(nodeName).get());
-      List<PolicyRules> rules = new ArrayList<>();
       List<String> ignored = new ArrayList<>();
-      for (IoPolicy policy : client.resources(IoPolicy.class).list().getItems()) {
-        try {
-          rules.add(ApiMapping.rules(policy));
-        } catch (IllegalArgumentException e) {
-          ignored.add(policy.getMetadata().getName() + ": " + e.getMessage());
-        }
-      }
+      List<PolicyRules> rules =
+          ApiMapping.usableRules(
+              client.resources(IoPolicy.class).list().getItems(),
+              unusable -> ignored.add(unusable.getMessage()));
       explain(ApiMapping.pod(found, namespace), nodeFacts, rules, ignored);
     }
     return 0;
@@ -94,8 +84,14 @@ final class ExplainCommand implements Callable<Integer> {
     out.printf(
         "pod:      %s (uid %s, QoS %s, node %s)%n",
         facts.qualifiedName(), facts.uid(), facts.qosClass(), nodeFacts.name());
-    ignored.forEach(line -> out.println("ignored:  IoPolicy " + line));
-    PodDecision decision = PolicyResolver.decide(facts, nodeFacts, rules);
+    ignored.forEach(line -> out.println("ignored:  " + line));
+    NodeEngine engine = node.engine();
+    // The agent's own pass, as a dry run without a ledger: it decides, locates and plans only.
+    PodOutcome outcome = new PodPass(engine, null, true).run(facts, nodeFacts, rules);
+    if (outcome.kind() == PodOutcome.Kind.INVALID_POD) {
+      throw new IllegalArgumentException(outcome.problem());
+    }
+    PodDecision decision = outcome.decision().orElseThrow();
     if (decision.policy().isEmpty()) {
       out.println(
           "policy:   none selects this pod (node, namespace and pod selectors of "
@@ -124,55 +120,50 @@ final class ExplainCommand implements Callable<Integer> {
     }
     out.printf("tier:     %s (from %s)%n", decision.tier().get().name(), decision.source());
     out.printf("mode:     %s%n", decision.dryRun() ? "DryRun (nothing is written)" : "Enforce");
-    NodeEngine engine =
-        new NodeEngine(
-            new NodeConfig(
-                node.cgroupfs,
-                node.sysfs,
-                node.procfs,
-                node.devfs,
-                node.driver(),
-                node.kubeletCgroupRoot,
-                kubeletRootDir));
-    Optional<String> path = engine.podPath(facts);
+    Optional<String> path = outcome.cgroupPath();
     out.printf(
         "cgroup:   %s%n",
         path.map(p -> node.cgroupfs + p).orElse("unknown: " + engine.layoutProblem()));
-    DiskSelection disks = engine.resolve(decision.devices());
-    disks
-        .disks()
-        .forEach(
-            d ->
-                out.printf(
-                    "disk:     %s %s (scheduler %s, weights via %s)%n",
-                    d.id(), d.name(), d.scheduler(), d.weightEnforcement()));
+    DiskSelection disks = outcome.disks().orElseThrow();
+    disks.disks().forEach(d -> out.print(OutcomeRendering.diskLine(d)));
     disks.problems().forEach(p -> out.println("problem:  " + p));
-    DesiredSettings desired = PolicyResolver.plan(decision, disks.disks(), engine.kernelFacts());
+    DesiredSettings desired = outcome.desired().orElseThrow();
     PodApplier.describe(desired).forEach(line -> out.println("desired:  " + line));
     for (Skipped skipped : desired.skipped()) {
       out.println("skipped:  " + skipped.reason());
     }
     Optional<CgroupTree> tree = engine.tree();
     if (path.isPresent() && tree.isPresent()) {
-      try {
-        CgroupDir dir = tree.get().below(path.get());
+      current(out, engine, tree.get(), path.get(), disks, nodeFacts);
+    }
+  }
+
+  /** What the kernel holds now, next to the desired values. */
+  private static void current(
+      PrintWriter out,
+      NodeEngine engine,
+      CgroupTree tree,
+      String path,
+      DiskSelection disks,
+      NodeFacts nodeFacts) {
+    try {
+      CgroupDir dir = tree.below(path);
+      out.println(
+          "current:  io.weight "
+              + engine.writer().readWeight(dir, WeightRange.IO_WEIGHT).toKernelText());
+      if (disks.disks().stream().anyMatch(d -> d.weightEnforcement() == WeightEnforcement.BFQ)) {
         out.println(
-            "current:  io.weight "
-                + engine.writer().readWeight(dir, WeightRange.IO_WEIGHT).toKernelText());
-        if (disks.disks().stream().anyMatch(d -> d.weightEnforcement() == WeightEnforcement.BFQ)) {
-          out.println(
-              "current:  io.bfq.weight "
-                  + engine.writer().readWeight(dir, WeightRange.BFQ_WEIGHT).toKernelText());
-        }
-        out.println("current:  io.max " + engine.writer().readMax(dir).toKernelText());
-      } catch (CgroupIoException e) {
-        out.println(
-            "current:  unknown here ("
-                + e.failure().text()
-                + "): run explain on node "
-                + nodeFacts.name()
-                + " to compare with the kernel");
+            "current:  io.bfq.weight "
+                + engine.writer().readWeight(dir, WeightRange.BFQ_WEIGHT).toKernelText());
       }
+      out.println("current:  io.max " + engine.writer().readMax(dir).toKernelText());
+    } catch (CgroupIoException e) {
+      out.println(
+          "current:  unknown here ("
+              + e.failure().text()
+              + "): run explain on node "
+              + nodeFacts.name()
+              + " to compare with the kernel");
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.ioqos.cli;
 
+import dev.ioqos.agent.NodeConfig;
+import dev.ioqos.agent.NodeEngine;
 import dev.ioqos.cgroup.DriverDetection;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.PodCgroupLayout;
@@ -45,6 +47,24 @@ final class NodeOptions {
       defaultValue = "/",
       description = "kubelet's cgroupRoot (default: ${DEFAULT-VALUE})")
   String kubeletCgroupRoot;
+
+  @Option(
+      names = "--kubelet-root-dir",
+      defaultValue = "/var/lib/kubelet",
+      description =
+          "kubelet's root directory, for kubeletRoot device selectors (default: ${DEFAULT-VALUE})")
+  String kubeletRootDir;
+
+  /** The node's roots and kubelet settings for the node engine. */
+  NodeConfig config() {
+    return new NodeConfig(
+        cgroupfs, sysfs, procfs, devfs, driver(), kubeletCgroupRoot, kubeletRootDir);
+  }
+
+  /** The node engine over these roots (probes once). */
+  NodeEngine engine() {
+    return new NodeEngine(config());
+  }
 
   /** The explicit driver, or empty for auto-detection. */
   Optional<CgroupDriver> driver() {

@@ -2,7 +2,6 @@ package dev.ioqos.cli;
 
 import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
-import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.metrics.MetricsServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -28,13 +27,6 @@ final class RunCommand implements Callable<Integer> {
       defaultValue = "${env:NODE_NAME}",
       description = "this node's name (default: $NODE_NAME, from the downward API)")
   String nodeName;
-
-  @Option(
-      names = "--kubelet-root-dir",
-      defaultValue = "/var/lib/kubelet",
-      description =
-          "kubelet's root directory, for kubeletRoot device selectors (default: ${DEFAULT-VALUE})")
-  String kubeletRootDir;
 
   @Option(
       names = "--state-dir",
@@ -75,20 +67,7 @@ final class RunCommand implements Callable<Integer> {
           "--metrics-port must be a port number (1..65535) or 0 for none, not " + metricsPort);
     }
     AgentConfig config =
-        new AgentConfig(
-            nodeName,
-            new NodeConfig(
-                node.cgroupfs,
-                node.sysfs,
-                node.procfs,
-                node.devfs,
-                node.driver(),
-                node.kubeletCgroupRoot,
-                kubeletRootDir),
-            stateDir,
-            dryRun,
-            resync,
-            enableIocost);
+        new AgentConfig(nodeName, node.config(), stateDir, dryRun, resync, enableIocost);
     KubernetesClient client = ApiClients.forRole("agent");
     CountDownLatch stopped = new CountDownLatch(1);
     try (Agent agent = new Agent(config, client);

@@ -159,6 +159,33 @@ class ApplyCommandTest {
   }
 
   @Test
+  void aSecondPassOverTheSameObjectsChangesNothingAndPostsNoEvent() throws Exception {
+    // The agent's behaviour (the one pod pass): an apply the kernel and the ledger already hold
+    // reads, writes nothing, and has nothing new to tell the pod's owner.
+    write("policy.yaml", POLICY);
+    write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "low", "node-1"));
+    assertThat(apply().exit()).isZero();
+
+    Run run = apply("--output", "json");
+
+    assertThat(run.exit()).isZero();
+    JsonNode backup = run.pod("backup");
+    assertThat(backup.get("result").asText()).isEqualTo("UNCHANGED");
+    assertThat(backup.get("written")).isEmpty();
+    assertThat(backup.get("events")).isEmpty();
+    assertThat(backup.get("ledger").get("limits").get("254:16").get("wiops").asLong())
+        .isEqualTo(100L);
+
+    // Drift behind ioqos's back is repaired by the next pass, as at the agent's resync.
+    Files.writeString(node.resolve(BURSTABLE_DIR).resolve("io.bfq.weight"), "default 100\n");
+    JsonNode repaired = apply("--output", "json").pod("backup");
+    assertThat(repaired.get("result").asText()).isEqualTo("APPLIED");
+    assertThat(repaired.get("written"))
+        .extracting(JsonNode::asText)
+        .contains("io.bfq.weight default 10");
+  }
+
+  @Test
   void aPodRemovedFromTheObjectsIsRevertedThroughTheLedger() throws Exception {
     write("policy.yaml", POLICY);
     write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "low", "node-1"));

@@ -1,0 +1,165 @@
+package dev.ioqos.agent;
+
+import dev.ioqos.core.policy.NodeFacts;
+import dev.ioqos.core.policy.PolicyRules;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code ioqos apply}'s loop: the agent's {@link PodPass} over Pods, Namespaces and a Node given as
+ * objects (read from files) instead of informers. It leaves alone what the agent would never see
+ * (pods bound to another node), forgets finished pods as the agent does, runs the pass for every
+ * other pod and reverts the ledger's pods that are not among the objects any more.
+ */
+public final class ObjectsPass {
+
+  /** The node's name in the decision when none was given. */
+  public static final String UNNAMED_NODE = "this-node";
+
+  /**
+   * One pod's line of the report: the pass's outcome, or why the pod was not passed.
+   *
+   * @param result the outcome's kind, or {@code OTHER_NODE}, {@code FORGOTTEN}, {@code INVALID_POD}
+   *     for a pod the pass did not see
+   * @param qosClass as Kubernetes spells it; null for a pod known from the ledger alone
+   * @param note why the pod was not passed, or what was assumed about it
+   */
+  public record Line(
+      String namespace,
+      String name,
+      String uid,
+      String qosClass,
+      String result,
+      boolean ok,
+      String note,
+      Optional<PodOutcome> outcome) {
+
+    static Line of(PodOutcome outcome, String qosClass, String note) {
+      return new Line(
+          outcome.pod().namespace(),
+          outcome.pod().name(),
+          outcome.pod().uid(),
+          qosClass,
+          outcome.kind().name(),
+          outcome.kind().ok(),
+          note,
+          Optional.of(outcome));
+    }
+  }
+
+  /** The pass over every object, with the layout it ran on. */
+  public record Report(String node, String kubepodsPath, String layoutProblem, List<Line> pods) {
+    public Report {
+      pods = List.copyOf(pods);
+    }
+
+    /** True when every pod holds what it should (applied, reverted, unmanaged, dry run). */
+    public boolean ok() {
+      return pods.stream().allMatch(Line::ok);
+    }
+  }
+
+  private final NodeEngine engine;
+  private final Ledger ledger;
+  private final PodPass pass;
+
+  public ObjectsPass(NodeEngine engine, Ledger ledger, boolean dryRun) {
+    this.engine = engine;
+    this.ledger = ledger;
+    this.pass = new PodPass(engine, ledger, dryRun);
+  }
+
+  /**
+   * Runs the pass once over the given objects.
+   *
+   * @param nodeName this node's name; pods bound to another node are left alone (null: every pod is
+   *     taken as this node's)
+   * @param node this node's object, for IoPolicy nodeSelectors (null: no labels)
+   * @param policies the usable policies ({@link ApiMapping#usableRules})
+   */
+  public Report run(
+      String nodeName,
+      Node node,
+      Collection<Pod> pods,
+      Collection<PolicyRules> policies,
+      Collection<Namespace> namespaces) {
+    NodeFacts nodeFacts = ApiMapping.node(nodeName == null ? UNNAMED_NODE : nodeName, node);
+    Map<String, Namespace> byName = new LinkedHashMap<>();
+    namespaces.forEach(namespace -> byName.put(namespace.getMetadata().getName(), namespace));
+    List<Line> lines = new ArrayList<>();
+    Set<String> present = new HashSet<>();
+    for (Pod pod : pods) {
+      String uid = pod.getMetadata().getUid();
+      String bound = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+      if (nodeName != null && bound != null && !bound.isBlank() && !bound.equals(nodeName)) {
+        lines.add(brief(pod, "OTHER_NODE", true, "bound to node " + bound + ", not " + nodeName));
+        continue;
+      }
+      if (uid != null) {
+        present.add(uid);
+      }
+      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+        // As the agent does: kubelet removes a finished pod's cgroup, there is nothing to restore.
+        if (uid != null) {
+          ledger.remove(uid);
+        }
+        lines.add(brief(pod, "FORGOTTEN", true, "the pod is " + phase));
+        continue;
+      }
+      if (uid == null || uid.isBlank()) {
+        lines.add(
+            brief(
+                pod,
+                "INVALID_POD",
+                false,
+                "metadata.uid is missing: the pod's cgroup is named after it (use kubectl get pod"
+                    + " -o yaml)"));
+        continue;
+      }
+      if (pod.getSpec() == null) {
+        pod.setSpec(new PodSpec());
+      }
+      var facts = ApiMapping.pod(pod, byName.get(pod.getMetadata().getNamespace()));
+      String note = null;
+      if (pod.getStatus() == null || pod.getStatus().getQosClass() == null) {
+        // The API server always sets it; a hand-written file may not. The agent's default applies.
+        note =
+            "status.qosClass is missing: taken as "
+                + facts.qosClass().kubernetesName()
+                + ", which decides the cgroup path";
+      }
+      lines.add(
+          Line.of(pass.run(facts, nodeFacts, policies), facts.qosClass().kubernetesName(), note));
+    }
+    for (LedgerEntry entry : ledger.entries()) {
+      if (!present.contains(entry.uid())) {
+        lines.add(
+            Line.of(
+                pass.revertAbsent(entry, "the pod is not among the objects any more"), null, null));
+      }
+    }
+    return new Report(
+        nodeFacts.name(),
+        engine.layout().map(l -> l.kubepodsPath()).orElse(null),
+        engine.layoutProblem(),
+        lines);
+  }
+
+  private static Line brief(Pod pod, String result, boolean ok, String why) {
+    var meta = pod.getMetadata();
+    String qos = pod.getStatus() == null ? null : pod.getStatus().getQosClass();
+    return new Line(
+        meta.getNamespace(), meta.getName(), meta.getUid(), qos, result, ok, why, Optional.empty());
+  }
+}
