@@ -1,10 +1,5 @@
 package dev.ioqos.bench;
 
-import dev.ioqos.agent.ApplyOutcome;
-import dev.ioqos.agent.Ledger;
-import dev.ioqos.agent.LedgerEntry;
-import dev.ioqos.agent.PodApplier;
-import dev.ioqos.agent.PodTarget;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
@@ -14,6 +9,11 @@ import dev.ioqos.core.IoLimits;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.DesiredSettings;
 import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.node.ApplyOutcome;
+import dev.ioqos.node.Ledger;
+import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.PodApplier;
+import dev.ioqos.node.PodTarget;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

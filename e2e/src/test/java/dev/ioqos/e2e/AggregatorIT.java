@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
-import dev.ioqos.agent.Aggregator;
-import dev.ioqos.agent.AggregatorConfig;
+import dev.ioqos.aggregator.Aggregator;
+import dev.ioqos.aggregator.AggregatorConfig;
 import dev.ioqos.api.v1alpha1.IoNodeState;
 import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
 import dev.ioqos.api.v1alpha1.IoPolicy;

@@ -3,7 +3,7 @@ package dev.ioqos.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.ioqos.agent.ApiMapping;
+import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;

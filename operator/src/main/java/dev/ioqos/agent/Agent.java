@@ -1,5 +1,6 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.api.PolicyValidity;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.IocostSwitch;
@@ -7,6 +8,10 @@ import dev.ioqos.metrics.AgentMetrics;
 import dev.ioqos.metrics.AppliedValues;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.Ledger;
+import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.NodeEngine;
+import dev.ioqos.node.PodPass;
 import dev.ioqos.probe.DiskCapability;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,5 +1,6 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.node.NodeConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 

@@ -1,5 +1,7 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.node.PodEvent;
+import dev.ioqos.node.PodTarget;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,5 +1,6 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.api.ApiMapping;
 import dev.ioqos.core.policy.NodeFacts;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;

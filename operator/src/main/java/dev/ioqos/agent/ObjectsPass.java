@@ -1,7 +1,13 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.api.ApiMapping;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PolicyRules;
+import dev.ioqos.node.Ledger;
+import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.NodeEngine;
+import dev.ioqos.node.PodOutcome;
+import dev.ioqos.node.PodPass;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,5 +1,8 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.node.PodEvent;
+import dev.ioqos.node.PodTarget;
+
 /** Where the agent's Events on pods go (the API server, rate limited, in the agent). */
 public interface PodEventSink {
   void post(PodTarget pod, PodEvent event);

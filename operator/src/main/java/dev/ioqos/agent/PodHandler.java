@@ -1,12 +1,16 @@
 package dev.ioqos.agent;
 
-import dev.ioqos.agent.PodOutcome.Kind;
 import dev.ioqos.cgroup.CgroupFailure;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PodFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.Ledger;
+import dev.ioqos.node.PodOutcome;
+import dev.ioqos.node.PodOutcome.Kind;
+import dev.ioqos.node.PodPass;
+import dev.ioqos.node.PodTarget;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Locale;

@@ -1,5 +1,7 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.api.ApiMapping;
+import dev.ioqos.api.PolicyValidity;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.policy.PolicyRules;
 import io.fabric8.kubernetes.api.model.Namespace;

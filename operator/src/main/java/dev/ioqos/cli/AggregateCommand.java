@@ -1,7 +1,7 @@
 package dev.ioqos.cli;
 
-import dev.ioqos.agent.Aggregator;
-import dev.ioqos.agent.AggregatorConfig;
+import dev.ioqos.aggregator.Aggregator;
+import dev.ioqos.aggregator.AggregatorConfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,11 +1,6 @@
 package dev.ioqos.cli;
 
-import dev.ioqos.agent.ApiMapping;
-import dev.ioqos.agent.DiskSelection;
-import dev.ioqos.agent.NodeEngine;
-import dev.ioqos.agent.PodApplier;
-import dev.ioqos.agent.PodOutcome;
-import dev.ioqos.agent.PodPass;
+import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.cgroup.CgroupDir;
 import dev.ioqos.cgroup.CgroupIoException;
@@ -19,6 +14,11 @@ import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.core.policy.TierWarning;
 import dev.ioqos.core.policy.WeightEnforcement;
+import dev.ioqos.node.DiskSelection;
+import dev.ioqos.node.NodeEngine;
+import dev.ioqos.node.PodApplier;
+import dev.ioqos.node.PodOutcome;
+import dev.ioqos.node.PodPass;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,10 +1,10 @@
 package dev.ioqos.cli;
 
-import dev.ioqos.agent.NodeConfig;
-import dev.ioqos.agent.NodeEngine;
 import dev.ioqos.cgroup.DriverDetection;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.PodCgroupLayout;
+import dev.ioqos.node.NodeConfig;
+import dev.ioqos.node.NodeEngine;
 import java.nio.file.Path;
 import java.util.Optional;
 import picocli.CommandLine.Option;

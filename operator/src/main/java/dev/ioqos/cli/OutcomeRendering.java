@@ -1,14 +1,14 @@
 package dev.ioqos.cli;
 
-import dev.ioqos.agent.LedgerEntry;
 import dev.ioqos.agent.ObjectsPass.Line;
-import dev.ioqos.agent.PodApplier;
-import dev.ioqos.agent.PodOutcome;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.core.policy.DiskFacts;
 import dev.ioqos.core.policy.PodDecision;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
+import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.PodApplier;
+import dev.ioqos.node.PodOutcome;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -2,9 +2,9 @@ package dev.ioqos.demo;
 
 import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
-import dev.ioqos.agent.LedgerEntry;
 import dev.ioqos.core.policy.DiskFacts;
 import dev.ioqos.metrics.MetricsServer;
+import dev.ioqos.node.LedgerEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.ioqos.demo;
 
-import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.node.NodeConfig;
 import java.nio.file.Path;
 
 /** The node the demo's agent runs on: where pod cgroups appear, as kubelet would create them. */

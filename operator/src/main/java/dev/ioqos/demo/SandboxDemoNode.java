@@ -1,7 +1,7 @@
 package dev.ioqos.demo;
 
-import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.node.NodeConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,10 +1,10 @@
 package dev.ioqos.demo;
 
-import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.PodCgroupLayout;
 import dev.ioqos.core.PodUid;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.node.NodeConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

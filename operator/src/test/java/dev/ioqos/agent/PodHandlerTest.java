@@ -2,6 +2,7 @@ package dev.ioqos.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.NodeFacts;
@@ -9,6 +10,12 @@ import dev.ioqos.core.policy.PodFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.Ledger;
+import dev.ioqos.node.NodeConfig;
+import dev.ioqos.node.NodeEngine;
+import dev.ioqos.node.PodEvent;
+import dev.ioqos.node.PodPass;
+import dev.ioqos.node.PodTarget;
 import dev.ioqos.testing.Fixtures;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;

@@ -8,7 +8,11 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Keeps the layering of DESIGN.md: values free of Kubernetes and of the filesystem. */
+/**
+ * Keeps the layering of DESIGN.md, every rule in one place: values free of Kubernetes and of the
+ * filesystem, the node machinery free of Kubernetes, the two processes (agent, aggregator) apart,
+ * data flowing one way into metrics.
+ */
 class LayeringTest {
   static JavaClasses classes;
 
@@ -44,6 +48,62 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.fabric8..", "io.javaoperatorsdk..", "dev.ioqos.cli..")
+        .check(classes);
+  }
+
+  @Test
+  void theNodeMachineryDoesNotKnowKubernetesNorTheProcessesAroundIt() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.ioqos.node..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.fabric8..",
+            "io.javaoperatorsdk..",
+            "dev.ioqos.api..",
+            "dev.ioqos.agent..",
+            "dev.ioqos.aggregator..",
+            "dev.ioqos.metrics..",
+            "dev.ioqos.cli..")
+        .because(
+            "the pod pass, ledger and engine run the same in the agent, ioqos apply and explain"
+                + " (DESIGN.md, layout)")
+        .check(classes);
+  }
+
+  @Test
+  void theAgentAndTheAggregatorNeverImportEachOther() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.ioqos.agent..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.ioqos.aggregator..")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.ioqos.aggregator..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.ioqos.agent..", "dev.ioqos.node..")
+        .check(classes);
+  }
+
+  @Test
+  void metricsKnowNeitherTheAgentNorKubernetes() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.ioqos.metrics..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.ioqos.agent..",
+            "dev.ioqos.aggregator..",
+            "dev.ioqos.cli..",
+            "io.fabric8..",
+            "io.javaoperatorsdk..")
+        .because("data flows one way: the agent reports to metrics, metrics never call back")
         .check(classes);
   }
 

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.api;
 
 /**
  * An IoPolicy that cannot be turned into rules (admission should have refused it; files given to

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.aggregator;
 
 import dev.ioqos.api.v1alpha1.IoNodeState;
 import dev.ioqos.api.v1alpha1.IoPolicy;

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.aggregator;
 
 import java.time.Duration;
 import java.util.Objects;

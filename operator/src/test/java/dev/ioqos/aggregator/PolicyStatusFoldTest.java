@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.aggregator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

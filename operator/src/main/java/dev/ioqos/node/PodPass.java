@@ -1,7 +1,5 @@
-package dev.ioqos.agent;
+package dev.ioqos.node;
 
-import dev.ioqos.agent.PodEvent.Reason;
-import dev.ioqos.agent.PodOutcome.Kind;
 import dev.ioqos.cgroup.CgroupFailure;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
@@ -14,6 +12,8 @@ import dev.ioqos.core.policy.PolicyResolver;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.core.policy.TierWarning;
+import dev.ioqos.node.PodEvent.Reason;
+import dev.ioqos.node.PodOutcome.Kind;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,8 +25,9 @@ import java.util.stream.Collectors;
 /**
  * One pod, one pass: decide (policy, tier), locate the cgroup, resolve the disks, plan, then apply,
  * revert or only describe (dry run), and return everything as one {@link PodOutcome}. It posts
- * nothing and records nothing but the ledger: the agent's {@link PodHandler}, {@code ioqos apply}
- * and {@code ioqos explain} all run this pass and differ only in what they do with the outcome.
+ * nothing and records nothing but the ledger: the agent's {@code agent.PodHandler}, {@code ioqos
+ * apply} and {@code ioqos explain} all run this pass and differ only in what they do with the
+ * outcome.
  */
 public final class PodPass {
   private final NodeEngine engine;

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.aggregator;
 
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.api.v1alpha1.IoPolicyStatus;
@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code ioqos aggregate}: competes for a Lease with fabric8's {@code LeaderElector}; only while it
- * holds the lease does it run the {@link StatusAggregator} (a JOSDK operator started for each term
- * and stopped when the term ends), and its writer refuses to write once leadership is lost, so two
- * replicas never both write IoPolicy status. After losing the lease it competes again as a
+ * holds the lease does it run the {@link PolicyStatusReconciler} (a JOSDK operator started for each
+ * term and stopped when the term ends), and its writer refuses to write once leadership is lost, so
+ * two replicas never both write IoPolicy status. After losing the lease it competes again as a
  * follower; {@link #close()} releases the lease so that another replica takes over at once.
  */
 public final class Aggregator implements AutoCloseable {
@@ -150,7 +150,7 @@ public final class Aggregator implements AutoCloseable {
     Operator started =
         new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
     try {
-      started.register(new StatusAggregator(this::writeStatus, clock));
+      started.register(new PolicyStatusReconciler(this::writeStatus, clock));
       started.start();
       operator = started;
     } catch (RuntimeException e) {

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.node;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;

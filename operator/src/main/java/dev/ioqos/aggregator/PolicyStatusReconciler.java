@@ -1,5 +1,7 @@
-package dev.ioqos.agent;
+package dev.ioqos.aggregator;
 
+import dev.ioqos.api.ApiMapping;
+import dev.ioqos.api.UnusablePolicyException;
 import dev.ioqos.api.v1alpha1.IoNodeState;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.api.v1alpha1.IoPolicyStatus;
@@ -27,7 +29,7 @@ import java.util.stream.Collectors;
  * (lastTransitionTime aside), so a steady cluster costs no writes.
  */
 @ControllerConfiguration(name = "ioqos-policy-status")
-public final class StatusAggregator implements Reconciler<IoPolicy> {
+public final class PolicyStatusReconciler implements Reconciler<IoPolicy> {
 
   /**
    * Writes a policy's status through the status subresource and returns the resourceVersion the API
@@ -47,7 +49,7 @@ public final class StatusAggregator implements Reconciler<IoPolicy> {
   private InformerEventSource<IoNodeState, IoPolicy> nodeStates;
   private EventSourceContext<IoPolicy> policies;
 
-  public StatusAggregator(Writer writer, Clock clock) {
+  public PolicyStatusReconciler(Writer writer, Clock clock) {
     this.writer = writer;
     this.clock = clock;
   }

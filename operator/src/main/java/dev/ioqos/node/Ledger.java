@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.node;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.node;
 
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupTree;

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.api;
 
 import dev.ioqos.api.v1alpha1.DeviceSelector;
 import dev.ioqos.api.v1alpha1.IoPolicy;

@@ -1,4 +1,4 @@
-package dev.ioqos.agent;
+package dev.ioqos.node;
 
 import dev.ioqos.core.policy.TierWarning;
 
