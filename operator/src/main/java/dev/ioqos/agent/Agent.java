@@ -260,7 +260,7 @@ public final class Agent implements AutoCloseable {
                     + ", io not enabled in cgroup.subtree_control along the kubepods path");
     boolean weights =
         caps.devices().stream()
-            .anyMatch(d -> d.weightMechanism() != dev.ioqos.probe.WeightMechanism.NONE);
+            .anyMatch(d -> d.weightMechanism() != dev.ioqos.core.policy.WeightMechanism.NONE);
     nodeState.condition(
         "WeightsEnforced",
         weights,

@@ -13,7 +13,7 @@ import dev.ioqos.core.policy.PodFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.core.policy.TierWarning;
-import dev.ioqos.core.policy.WeightEnforcement;
+import dev.ioqos.core.policy.WeightMechanism;
 import dev.ioqos.node.DiskSelection;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.PodApplier;
@@ -151,7 +151,7 @@ final class ExplainCommand implements Callable<Integer> {
       out.println(
           "current:  io.weight "
               + engine.writer().readWeight(dir, WeightRange.IO_WEIGHT).toKernelText());
-      if (disks.disks().stream().anyMatch(d -> d.weightEnforcement() == WeightEnforcement.BFQ)) {
+      if (disks.disks().stream().anyMatch(d -> d.weightMechanism() == WeightMechanism.BFQ)) {
         out.println(
             "current:  io.bfq.weight "
                 + engine.writer().readWeight(dir, WeightRange.BFQ_WEIGHT).toKernelText());

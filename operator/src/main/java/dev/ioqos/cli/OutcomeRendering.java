@@ -104,7 +104,7 @@ final class OutcomeRendering {
     json.put("majMin", disk.id().toString());
     json.put("name", disk.name());
     json.put("scheduler", disk.scheduler());
-    json.put("weights", disk.weightEnforcement().toString());
+    json.put("weights", disk.weightMechanism().toString());
     return json;
   }
 
@@ -169,7 +169,7 @@ final class OutcomeRendering {
   static String diskLine(DiskFacts d) {
     return String.format(
         "disk:     %s %s (scheduler %s, weights via %s)%n",
-        d.id(), d.name(), d.scheduler(), d.weightEnforcement());
+        d.id(), d.name(), d.scheduler(), d.weightMechanism());
   }
 
   private static void put(Map<String, Object> json, String key, Object value) {

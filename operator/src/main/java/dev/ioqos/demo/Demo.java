@@ -231,7 +231,7 @@ public final class Demo {
                         ? " (scheduler "
                             + d.scheduler()
                             + ", weights enforced by "
-                            + d.weightEnforcement()
+                            + d.weightMechanism()
                             + ")"
                         : ""))
         .collect(Collectors.joining(", "));

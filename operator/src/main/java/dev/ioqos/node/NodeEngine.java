@@ -10,7 +10,7 @@ import dev.ioqos.core.policy.DeviceSelectorRule;
 import dev.ioqos.core.policy.DiskFacts;
 import dev.ioqos.core.policy.KernelFacts;
 import dev.ioqos.core.policy.PodFacts;
-import dev.ioqos.core.policy.WeightEnforcement;
+import dev.ioqos.core.policy.WeightMechanism;
 import dev.ioqos.device.DeviceResolutionException;
 import dev.ioqos.device.Disk;
 import dev.ioqos.device.DiskResolver;
@@ -152,21 +152,11 @@ public final class NodeEngine {
   private DiskFacts facts(Disk disk) {
     for (DiskCapability capability : capabilities.devices()) {
       if (capability.majMin().equals(disk.id())) {
-        WeightEnforcement enforcement;
-        switch (capability.weightMechanism()) {
-          case IOCOST:
-            enforcement = WeightEnforcement.IOCOST;
-            break;
-          case BFQ:
-            enforcement = WeightEnforcement.BFQ;
-            break;
-          default:
-            enforcement = WeightEnforcement.NONE;
-        }
-        return new DiskFacts(disk.id(), disk.name(), capability.scheduler(), enforcement);
+        return new DiskFacts(
+            disk.id(), disk.name(), capability.scheduler(), capability.weightMechanism());
       }
     }
     // A disk the probe did not list (e.g. a loop device): nothing enforces weights on it.
-    return new DiskFacts(disk.id(), disk.name(), "none", WeightEnforcement.NONE);
+    return new DiskFacts(disk.id(), disk.name(), "none", WeightMechanism.NONE);
   }
 }

@@ -1,6 +1,7 @@
 package dev.ioqos.probe;
 
 import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.policy.WeightMechanism;
 
 /** What the kernel can enforce on one whole disk. */
 public record DiskCapability(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.PodCgroupLayout;
+import dev.ioqos.core.policy.WeightMechanism;
 import dev.ioqos.testing.Fixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -28,13 +28,13 @@ public record DesiredSettings(
           OptionalInt.empty(), OptionalInt.empty(), Map.of(), Map.of(), Map.of(), List.of());
 
   /** The weight that takes effect on one disk and the file that carries it (never NONE). */
-  public record DiskWeight(WeightEnforcement via, int weight) {
+  public record DiskWeight(WeightMechanism via, int weight) {
     public DiskWeight {
       Objects.requireNonNull(via, "via");
-      if (via == WeightEnforcement.NONE) {
+      if (via == WeightMechanism.NONE) {
         throw new IllegalArgumentException("a disk without weight enforcement has no weight");
       }
-      (via == WeightEnforcement.BFQ ? WeightRange.BFQ_WEIGHT : WeightRange.IO_WEIGHT).check(weight);
+      (via == WeightMechanism.BFQ ? WeightRange.BFQ_WEIGHT : WeightRange.IO_WEIGHT).check(weight);
     }
   }
 

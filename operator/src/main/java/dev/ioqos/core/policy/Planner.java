@@ -47,18 +47,17 @@ public final class Planner {
     if (tier.weight().isPresent()) {
       int weight = tier.weight().getAsInt();
       for (DiskFacts disk : targeted.values()) {
-        switch (disk.weightEnforcement()) {
+        switch (disk.weightMechanism()) {
           case IOCOST -> {
             ioWeight = OptionalInt.of(weight);
             diskWeights.put(
-                disk.id(), new DesiredSettings.DiskWeight(disk.weightEnforcement(), weight));
+                disk.id(), new DesiredSettings.DiskWeight(disk.weightMechanism(), weight));
           }
           case BFQ -> {
             // bfq has its own 1..1000 scale; scaled like systemd so both agree on one node.
             int bfq = IoWeight.toBfqWeight(weight);
             bfqWeight = OptionalInt.of(bfq);
-            diskWeights.put(
-                disk.id(), new DesiredSettings.DiskWeight(disk.weightEnforcement(), bfq));
+            diskWeights.put(disk.id(), new DesiredSettings.DiskWeight(disk.weightMechanism(), bfq));
           }
           case NONE -> skipped.add(weightNotEnforced(disk));
         }

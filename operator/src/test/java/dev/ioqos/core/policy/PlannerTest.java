@@ -20,11 +20,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PlannerTest {
 
   private static final DiskFacts NVME =
-      new DiskFacts(DeviceId.parse("259:0"), "nvme0n1", "none", WeightEnforcement.IOCOST);
+      new DiskFacts(DeviceId.parse("259:0"), "nvme0n1", "none", WeightMechanism.IOCOST);
   private static final DiskFacts SDA =
-      new DiskFacts(DeviceId.parse("8:0"), "sda", "bfq", WeightEnforcement.BFQ);
+      new DiskFacts(DeviceId.parse("8:0"), "sda", "bfq", WeightMechanism.BFQ);
   private static final DiskFacts VDA =
-      new DiskFacts(DeviceId.parse("254:0"), "vda", "none", WeightEnforcement.NONE);
+      new DiskFacts(DeviceId.parse("254:0"), "vda", "none", WeightMechanism.NONE);
 
   private static final IoLimits CAPPED =
       IoLimits.NONE
@@ -45,7 +45,7 @@ class PlannerTest {
     assertThat(plan.ioWeight()).hasValue(500);
     assertThat(plan.bfqWeight()).isEmpty();
     assertThat(plan.diskWeights())
-        .containsExactly(Map.entry(NVME.id(), new DiskWeight(WeightEnforcement.IOCOST, 500)));
+        .containsExactly(Map.entry(NVME.id(), new DiskWeight(WeightMechanism.IOCOST, 500)));
     assertThat(plan.limits()).containsExactly(Map.entry(NVME.id(), IoLimits.NONE));
     assertThat(plan.latencyTargetsMicros()).containsExactly(Map.entry(NVME.id(), 5_000L));
     assertThat(plan.skipped()).isEmpty();
@@ -59,7 +59,7 @@ class PlannerTest {
     assertThat(plan.bfqWeight()).hasValue(IoWeight.toBfqWeight(500));
     assertThat(plan.diskWeights())
         .containsExactly(
-            Map.entry(SDA.id(), new DiskWeight(WeightEnforcement.BFQ, IoWeight.toBfqWeight(500))));
+            Map.entry(SDA.id(), new DiskWeight(WeightMechanism.BFQ, IoWeight.toBfqWeight(500))));
     assertThat(plan.skipped()).isEmpty();
   }
 
@@ -94,7 +94,7 @@ class PlannerTest {
   @Test
   void noDiskEnforcingWeightMeansNoWeightIsWritten() {
     DiskFacts sdb =
-        new DiskFacts(DeviceId.parse("8:16"), "sdb", "mq-deadline", WeightEnforcement.NONE);
+        new DiskFacts(DeviceId.parse("8:16"), "sdb", "mq-deadline", WeightMechanism.NONE);
 
     DesiredSettings plan = Planner.plan(LOW, List.of(VDA, sdb), KernelFacts.ALL);
 

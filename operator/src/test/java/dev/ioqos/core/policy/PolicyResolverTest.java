@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class PolicyResolverTest {
 
   private static final DiskFacts NVME =
-      new DiskFacts(DeviceId.parse("259:0"), "nvme0n1", "none", WeightEnforcement.IOCOST);
+      new DiskFacts(DeviceId.parse("259:0"), "nvme0n1", "none", WeightMechanism.IOCOST);
 
   @Test
   void annotatedPodGetsItsTierFromTheWinningPolicy() {
