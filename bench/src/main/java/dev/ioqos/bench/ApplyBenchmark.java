@@ -6,6 +6,7 @@ import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cgroup.VerifiedWriter;
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.DesiredSettings;
 import dev.ioqos.demo.SandboxNode;
@@ -121,10 +122,12 @@ public class ApplyBenchmark {
               node.layout.podPath(QosClass.BURSTABLE, dev.ioqos.core.PodUid.of(uid)),
               "storage",
               "low",
-              null,
-              10,
-              Map.of("254:0", Map.of("wbps", 20_971_520L)),
-              Map.of()));
+              new IoSettings(
+                  OptionalInt.empty(),
+                  OptionalInt.of(10),
+                  Map.of(
+                      DeviceId.parse("254:0"), IoLimits.NONE.with(IoLimits.Key.WBPS, 20_971_520L)),
+                  Map.of())));
     }
     applier =
         new PodApplier(

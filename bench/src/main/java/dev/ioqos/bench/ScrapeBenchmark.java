@@ -6,8 +6,10 @@ import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoLimits;
 import dev.ioqos.core.IoPressure;
 import dev.ioqos.core.IoPressureScan;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.IoStat;
 import dev.ioqos.core.IoStatScan;
 import dev.ioqos.core.PodCgroupLayout;
@@ -15,7 +17,6 @@ import dev.ioqos.core.PodUid;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.WeightMechanism;
 import dev.ioqos.metrics.AgentMetrics;
-import dev.ioqos.metrics.AppliedValues;
 import dev.ioqos.metrics.MetricsServer;
 import dev.ioqos.metrics.TierState;
 import dev.ioqos.probe.CgroupVersion;
@@ -42,6 +43,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -135,8 +137,14 @@ public class ScrapeBenchmark {
             List.of(
                 new DiskCapability("vda", VDA, "none", false, false, WeightMechanism.NONE),
                 new DiskCapability("vdb", VDB, "bfq", true, false, WeightMechanism.BFQ)));
-    AppliedValues low =
-        new AppliedValues(null, 10, Map.of("254:16", Map.of("wbps", 20_971_520L, "wiops", 200L)));
+    IoSettings low =
+        new IoSettings(
+            OptionalInt.empty(),
+            OptionalInt.of(10),
+            Map.of(
+                DeviceId.parse("254:16"),
+                IoLimits.NONE.with(IoLimits.Key.WBPS, 20_971_520L).with(IoLimits.Key.WIOPS, 200L)),
+            Map.of());
     metrics =
         new AgentMetrics(
             () -> capabilities,

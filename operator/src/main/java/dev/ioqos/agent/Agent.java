@@ -4,8 +4,8 @@ import dev.ioqos.api.PolicyValidity;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.IocostSwitch;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.metrics.AgentMetrics;
-import dev.ioqos.metrics.AppliedValues;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
 import dev.ioqos.node.Ledger;
@@ -73,11 +73,7 @@ public final class Agent implements AutoCloseable {
         new AgentMetrics(
             engine::capabilities,
             engine::tree,
-            uid ->
-                ledger
-                    .get(uid)
-                    .map(e -> new AppliedValues(e.weight(), e.bfqWeight(), e.limits()))
-                    .orElse(AppliedValues.NONE),
+            uid -> ledger.get(uid).map(LedgerEntry::held).orElse(IoSettings.NONE),
             config.node().sysfs(),
             config.node().procfs());
     Clock clock = Clock.systemUTC();

@@ -100,8 +100,8 @@ public final class VerifiedWriter {
             dir,
             file,
             lines,
-            wanted.getKey() + " " + describe(wanted.getValue()),
-            wanted.getKey() + " " + describe(actual));
+            wanted.getKey() + " " + orUnset(wanted.getValue(), "default"),
+            wanted.getKey() + " " + orUnset(actual, "default"));
       }
     }
     return readBack;
@@ -126,8 +126,8 @@ public final class VerifiedWriter {
             dir,
             IoFile.IO_LATENCY,
             lines,
-            wanted.getKey() + " target=" + describe(wanted.getValue()).replace("default", "max"),
-            wanted.getKey() + " target=" + describe(actual).replace("default", "max"));
+            wanted.getKey() + " target=" + orUnset(wanted.getValue(), "max"),
+            wanted.getKey() + " target=" + orUnset(actual, "max"));
       }
     }
     return readBack;
@@ -137,8 +137,9 @@ public final class VerifiedWriter {
     return range == WeightRange.BFQ_WEIGHT ? IoFile.IO_BFQ_WEIGHT : IoFile.IO_WEIGHT;
   }
 
-  private static String describe(OptionalLong value) {
-    return value.isPresent() ? Long.toString(value.getAsLong()) : "default";
+  /** The value as the kernel prints it; {@code unset} is the file's word for "none". */
+  private static String orUnset(OptionalLong value, String unset) {
+    return value.isPresent() ? Long.toString(value.getAsLong()) : unset;
   }
 
   private static CgroupIoException mismatch(

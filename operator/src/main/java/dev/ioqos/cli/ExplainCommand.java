@@ -16,7 +16,6 @@ import dev.ioqos.core.policy.TierWarning;
 import dev.ioqos.core.policy.WeightMechanism;
 import dev.ioqos.node.DiskSelection;
 import dev.ioqos.node.NodeEngine;
-import dev.ioqos.node.PodApplier;
 import dev.ioqos.node.PodOutcome;
 import dev.ioqos.node.PodPass;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -128,7 +127,7 @@ final class ExplainCommand implements Callable<Integer> {
     disks.disks().forEach(d -> out.print(OutcomeRendering.diskLine(d)));
     disks.problems().forEach(p -> out.println("problem:  " + p));
     DesiredSettings desired = outcome.desired().orElseThrow();
-    PodApplier.describe(desired).forEach(line -> out.println("desired:  " + line));
+    desired.settings().kernelLines().forEach(line -> out.println("desired:  " + line));
     for (Skipped skipped : desired.skipped()) {
       out.println("skipped:  " + skipped.reason());
     }

@@ -7,7 +7,7 @@ import dev.ioqos.core.policy.PodDecision;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
 import dev.ioqos.node.LedgerEntry;
-import dev.ioqos.node.PodApplier;
+import dev.ioqos.node.LedgerRecord;
 import dev.ioqos.node.PodOutcome;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +31,9 @@ final class OutcomeRendering {
     json.put("result", line.result());
     put(json, "note", line.note());
     line.outcome().ifPresent(outcome -> outcome(json, outcome, dryRun));
-    ledger.filter(entry -> !entry.isEmpty()).ifPresent(entry -> json.put("ledger", entry));
+    ledger
+        .filter(entry -> !entry.isEmpty())
+        .ifPresent(entry -> json.put("ledger", LedgerRecord.of(entry)));
     if (!json.containsKey("events")) {
       json.put("events", List.of());
     }
@@ -75,7 +77,7 @@ final class OutcomeRendering {
                 json.put("diskProblems", disks.problems());
               }
             });
-    outcome.desired().ifPresent(desired -> json.put("desired", PodApplier.describe(desired)));
+    outcome.desired().ifPresent(desired -> json.put("desired", desired.settings().kernelLines()));
     if (!outcome.written().isEmpty() || outcome.kernelTime().isPresent()) {
       json.put("written", outcome.written());
     }

@@ -2,6 +2,7 @@ package dev.ioqos.metrics;
 
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.probe.NodeCapabilities;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -53,7 +54,7 @@ public final class AgentMetrics implements AutoCloseable {
   public AgentMetrics(
       Supplier<NodeCapabilities> capabilities,
       Supplier<Optional<CgroupTree>> tree,
-      Function<String, AppliedValues> applied,
+      Function<String, IoSettings> applied,
       Path sysfs,
       Path procfs) {
     this(
@@ -75,7 +76,7 @@ public final class AgentMetrics implements AutoCloseable {
   public AgentMetrics(
       Supplier<NodeCapabilities> capabilities,
       Supplier<Optional<CgroupTree>> tree,
-      Function<String, AppliedValues> applied,
+      Function<String, IoSettings> applied,
       Path sysfs,
       Path procfs,
       Duration maxAge,

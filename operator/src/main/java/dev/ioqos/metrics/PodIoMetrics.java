@@ -9,6 +9,7 @@ import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoPressure;
 import dev.ioqos.core.IoPressureScan;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.IoStat;
 import dev.ioqos.core.IoStatScan;
 import dev.ioqos.core.KernelFormatException;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -138,7 +141,7 @@ public final class PodIoMetrics {
   private final CgroupFiles files;
   private final Supplier<Optional<CgroupTree>> tree;
   private final Function<DeviceId, String> deviceNames;
-  private final Function<String, AppliedValues> applied;
+  private final Function<String, IoSettings> applied;
   private final BooleanSupplier psi;
   private final long maxAgeNanos;
   private final LongSupplier nanoClock;
@@ -157,7 +160,7 @@ public final class PodIoMetrics {
       CgroupFiles files,
       Supplier<Optional<CgroupTree>> tree,
       Function<DeviceId, String> deviceNames,
-      Function<String, AppliedValues> applied,
+      Function<String, IoSettings> applied,
       BooleanSupplier psi,
       Duration maxAge,
       LongSupplier nanoClock) {
@@ -378,7 +381,7 @@ public final class PodIoMetrics {
     // Guarded by this:
     private CgroupDir dir;
     private TierState state;
-    private AppliedValues values;
+    private IoSettings values;
 
     TrackedPod(String namespace, String name, String tier, String cgroupPath) {
       this.namespace = namespace;
@@ -397,8 +400,8 @@ public final class PodIoMetrics {
           && cgroupPath.equals(other.cgroupPath);
     }
 
-    synchronized void update(TierState newState, AppliedValues newValues) {
-      AppliedValues held = newValues == null ? AppliedValues.NONE : newValues;
+    synchronized void update(TierState newState, IoSettings newValues) {
+      IoSettings held = newValues == null ? IoSettings.NONE : newValues;
       if (newState == state && held.equals(values)) {
         return;
       }
@@ -415,12 +418,12 @@ public final class PodIoMetrics {
       weight(lines[APPLIED_WEIGHT], "io.bfq.weight", held.bfqWeight());
       held.limits()
           .forEach(
-              (device, keys) -> {
-                String deviceLabels = deviceLabels(DeviceId.parse(device));
-                limit(lines[APPLIED_MAX_BYTES], MAX_BYTES, deviceLabels, "read", keys.get("rbps"));
-                limit(lines[APPLIED_MAX_BYTES], MAX_BYTES, deviceLabels, "write", keys.get("wbps"));
-                limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "read", keys.get("riops"));
-                limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "write", keys.get("wiops"));
+              (device, limits) -> {
+                String deviceLabels = deviceLabels(device);
+                limit(lines[APPLIED_MAX_BYTES], MAX_BYTES, deviceLabels, "read", limits.rbps());
+                limit(lines[APPLIED_MAX_BYTES], MAX_BYTES, deviceLabels, "write", limits.wbps());
+                limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "read", limits.riops());
+                limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "write", limits.wiops());
               });
       byte[][] text = new byte[APPLIED.length][];
       for (int i = 0; i < text.length; i++) {
@@ -429,16 +432,24 @@ public final class PodIoMetrics {
       applied = text;
     }
 
-    private void weight(StringBuilder out, String file, Integer weight) {
-      if (weight != null) {
-        line(out, WEIGHT, label("file", file) + "," + podLabels, weight);
+    private void weight(StringBuilder out, String file, OptionalInt weight) {
+      if (weight.isPresent()) {
+        line(out, WEIGHT, label("file", file) + "," + podLabels, weight.getAsInt());
       }
     }
 
     private void limit(
-        StringBuilder out, Family family, String deviceLabels, String direction, Long limit) {
-      if (limit != null) { // max: no limit, no series
-        line(out, family, deviceLabels + label("direction", direction) + "," + podLabels, limit);
+        StringBuilder out,
+        Family family,
+        String deviceLabels,
+        String direction,
+        OptionalLong limit) {
+      if (limit.isPresent()) { // max: no limit, no series
+        line(
+            out,
+            family,
+            deviceLabels + label("direction", direction) + "," + podLabels,
+            limit.getAsLong());
       }
     }
 

@@ -39,13 +39,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class Ledger {
   private static final Logger LOG = LoggerFactory.getLogger(Ledger.class);
-  private static final TypeReference<List<LedgerEntry>> ENTRIES = new TypeReference<>() {};
+  private static final TypeReference<List<LedgerRecord>> ENTRIES = new TypeReference<>() {};
   static final int MIN_JOURNAL = 64;
 
   /** One journal line: a put of {@code entry}, or the removal of {@code uid}. */
-  record Change(String uid, LedgerEntry entry) {
+  record Change(String uid, LedgerRecord entry) {
     static Change put(LedgerEntry entry) {
-      return new Change(entry.uid(), entry);
+      return new Change(entry.uid(), LedgerRecord.of(entry));
     }
 
     static Change remove(String uid) {
@@ -95,11 +95,13 @@ public final class Ledger {
   private void load() {
     if (Files.exists(file)) {
       try {
-        for (LedgerEntry entry : json.readValue(file.toFile(), ENTRIES)) {
-          byUid.put(entry.uid(), entry);
+        Map<String, LedgerEntry> read = new TreeMap<>();
+        for (LedgerRecord entry : json.readValue(file.toFile(), ENTRIES)) {
+          read.put(entry.uid(), entry.entry());
         }
+        byUid.putAll(read);
         snapshotOnDisk = true;
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         moveAside(file, e);
       }
     }
@@ -126,9 +128,11 @@ public final class Ledger {
         continue;
       }
       Change change;
+      LedgerEntry entry;
       try {
         change = json.readValue(line, Change.class);
-      } catch (IOException e) {
+        entry = change.entry() == null ? null : change.entry().entry();
+      } catch (IOException | RuntimeException e) {
         if (i == lines.size() - 1) {
           LOG.warn("dropped the ledger journal's last line, cut short by a crash: {}", line);
           return;
@@ -136,15 +140,15 @@ public final class Ledger {
         moveAside(journal, e);
         return;
       }
-      if (change.entry() == null) {
+      if (entry == null) {
         byUid.remove(change.uid());
       } else {
-        byUid.put(change.uid(), change.entry());
+        byUid.put(change.uid(), entry);
       }
     }
   }
 
-  private void moveAside(Path unreadable, IOException e) {
+  private void moveAside(Path unreadable, Exception e) {
     Path aside =
         unreadable.resolveSibling(
             unreadable.getFileName() + ".corrupt-" + System.currentTimeMillis());
@@ -152,7 +156,7 @@ public final class Ledger {
       Files.move(unreadable, aside);
     } catch (IOException moveFailed) {
       throw new UncheckedIOException(
-          "cannot move the unreadable ledger " + unreadable + " aside", e);
+          "cannot move the unreadable ledger " + unreadable + " aside", moveFailed);
     }
     LOG.error(
         "The ledger file {} could not be read ({}); it was moved to {} and ioqos goes on without"
@@ -234,7 +238,7 @@ public final class Ledger {
   private void writeSnapshot(List<LedgerEntry> entries) {
     Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      byte[] data = json.writeValueAsBytes(entries);
+      byte[] data = json.writeValueAsBytes(entries.stream().map(LedgerRecord::of).toList());
       try (FileChannel channel =
           FileChannel.open(
               temp,

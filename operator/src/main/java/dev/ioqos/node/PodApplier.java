@@ -9,12 +9,13 @@ import dev.ioqos.core.IoLatency;
 import dev.ioqos.core.IoLimits;
 import dev.ioqos.core.IoMax;
 import dev.ioqos.core.IoMaxLine;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.WeightRange;
 import dev.ioqos.core.policy.DesiredSettings;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
@@ -54,48 +55,31 @@ public final class PodApplier {
     }
     ledger.put(union(before, wanted));
 
+    IoSettings held = before == null ? IoSettings.NONE : before.held();
     List<String> written = new ArrayList<>();
     List<CgroupIoException> failures = new ArrayList<>();
-    Integer weight =
+    OptionalInt weight =
         writeWeight(
-            dir,
-            WeightRange.IO_WEIGHT,
-            desired.ioWeight().isPresent() ? desired.ioWeight().getAsInt() : null,
-            before == null ? null : before.weight(),
-            written,
-            failures);
-    Integer bfqWeight =
+            dir, WeightRange.IO_WEIGHT, desired.ioWeight(), held.ioWeight(), written, failures);
+    OptionalInt bfqWeight =
         writeWeight(
-            dir,
-            WeightRange.BFQ_WEIGHT,
-            desired.bfqWeight().isPresent() ? desired.bfqWeight().getAsInt() : null,
-            before == null ? null : before.bfqWeight(),
-            written,
-            failures);
+            dir, WeightRange.BFQ_WEIGHT, desired.bfqWeight(), held.bfqWeight(), written, failures);
 
     Map<DeviceId, IoLimits> limits = new TreeMap<>(desired.limits());
-    if (before != null) {
-      for (String device : before.limits().keySet()) {
-        limits.putIfAbsent(DeviceId.parse(device), IoLimits.NONE);
-      }
-    }
-    Map<String, Map<String, Long>> heldLimits = new TreeMap<>();
+    held.limits().keySet().forEach(device -> limits.putIfAbsent(device, IoLimits.NONE));
+    Map<DeviceId, IoLimits> heldLimits = new TreeMap<>();
     for (Map.Entry<DeviceId, IoLimits> limit : limits.entrySet()) {
       try {
         writer.writeMax(dir, Map.of(limit.getKey(), limit.getValue()));
         written.add("io.max " + new IoMaxLine(limit.getKey(), limit.getValue()).toKernelLine());
         if (!limit.getValue().isUnlimited()) {
-          heldLimits.put(limit.getKey().toString(), keys(limit.getValue()));
+          heldLimits.put(limit.getKey(), limit.getValue());
         }
       } catch (CgroupIoException e) {
         failures.add(e);
         // The disk's state is unknown now: keep it recorded so that a later revert restores it.
-        String device = limit.getKey().toString();
         heldLimits.put(
-            device,
-            before != null && before.limits().containsKey(device)
-                ? before.limits().get(device)
-                : keys(limit.getValue()));
+            limit.getKey(), held.limits().getOrDefault(limit.getKey(), limit.getValue()));
       }
     }
 
@@ -103,12 +87,10 @@ public final class PodApplier {
     desired
         .latencyTargetsMicros()
         .forEach((device, micros) -> latency.put(device, OptionalLong.of(micros)));
-    if (before != null) {
-      for (String device : before.latencyTargetsMicros().keySet()) {
-        latency.putIfAbsent(DeviceId.parse(device), OptionalLong.empty());
-      }
-    }
-    Map<String, Long> heldLatency = new TreeMap<>();
+    held.latencyTargetsMicros()
+        .keySet()
+        .forEach(device -> latency.putIfAbsent(device, OptionalLong.empty()));
+    Map<DeviceId, Long> heldLatency = new TreeMap<>();
     for (Map.Entry<DeviceId, OptionalLong> target : latency.entrySet()) {
       try {
         writer.writeLatency(dir, Map.of(target.getKey(), target.getValue()));
@@ -117,12 +99,12 @@ public final class PodApplier {
                 + target.getKey()
                 + " target="
                 + (target.getValue().isPresent() ? target.getValue().getAsLong() : "max"));
-        target.getValue().ifPresent(micros -> heldLatency.put(target.getKey().toString(), micros));
+        target.getValue().ifPresent(micros -> heldLatency.put(target.getKey(), micros));
       } catch (CgroupIoException e) {
         failures.add(e);
-        String device = target.getKey().toString();
-        Long previous = before == null ? null : before.latencyTargetsMicros().get(device);
-        heldLatency.put(device, previous != null ? previous : target.getValue().orElse(0L));
+        Long previous = held.latencyTargetsMicros().get(target.getKey());
+        heldLatency.put(
+            target.getKey(), previous != null ? previous : target.getValue().orElse(0L));
       }
     }
 
@@ -134,10 +116,7 @@ public final class PodApplier {
             pod.cgroupPath(),
             policy,
             tier,
-            weight,
-            bfqWeight,
-            heldLimits,
-            heldLatency));
+            new IoSettings(weight, bfqWeight, heldLimits, heldLatency)));
     return new ApplyOutcome(written, desired.skipped(), failures);
   }
 
@@ -188,52 +167,31 @@ public final class PodApplier {
     return apply(pod, null, null, DesiredSettings.NOTHING);
   }
 
-  /** Computes what the pod's plan would write, without touching anything (dry run). */
-  public static List<String> describe(DesiredSettings desired) {
-    List<String> lines = new ArrayList<>();
-    desired.ioWeight().ifPresent(w -> lines.add("io.weight default " + w));
-    desired.bfqWeight().ifPresent(w -> lines.add("io.bfq.weight default " + w));
-    desired.limits().forEach((d, l) -> lines.add("io.max " + new IoMaxLine(d, l).toKernelLine()));
-    desired.latencyTargetsMicros().forEach((d, t) -> lines.add("io.latency " + d + " target=" + t));
-    return lines;
-  }
-
-  private Integer writeWeight(
+  private OptionalInt writeWeight(
       CgroupDir dir,
       WeightRange range,
-      Integer wanted,
-      Integer before,
+      OptionalInt wanted,
+      OptionalInt before,
       List<String> written,
       List<CgroupIoException> failures) {
-    if (wanted == null && before == null) {
-      return null;
+    if (wanted.isEmpty() && before.isEmpty()) {
+      return OptionalInt.empty();
     }
-    int value = wanted == null ? WeightRange.DEFAULT : wanted;
+    int value = wanted.orElse(WeightRange.DEFAULT);
     try {
       writer.writeWeight(dir, range, value, Map.of());
       written.add(range.fileName() + " default " + value);
       return wanted;
     } catch (CgroupIoException e) {
       failures.add(e);
-      return before != null ? before : wanted;
+      return before.isPresent() ? before : wanted;
     }
   }
 
   private static LedgerEntry entry(
       PodTarget pod, String policy, String tier, DesiredSettings desired) {
-    Map<String, Map<String, Long>> limits = new TreeMap<>();
-    desired
-        .limits()
-        .forEach(
-            (device, value) -> {
-              if (!value.isUnlimited()) {
-                limits.put(device.toString(), keys(value));
-              }
-            });
-    Map<String, Long> latency = new TreeMap<>();
-    desired
-        .latencyTargetsMicros()
-        .forEach((device, micros) -> latency.put(device.toString(), micros));
+    Map<DeviceId, IoLimits> limits = new TreeMap<>(desired.limits());
+    limits.values().removeIf(IoLimits::isUnlimited);
     return new LedgerEntry(
         pod.uid(),
         pod.namespace(),
@@ -241,20 +199,20 @@ public final class PodApplier {
         pod.cgroupPath(),
         policy,
         tier,
-        desired.ioWeight().isPresent() ? desired.ioWeight().getAsInt() : null,
-        desired.bfqWeight().isPresent() ? desired.bfqWeight().getAsInt() : null,
-        limits,
-        latency);
+        new IoSettings(
+            desired.ioWeight(), desired.bfqWeight(), limits, desired.latencyTargetsMicros()));
   }
 
   private static LedgerEntry union(LedgerEntry before, LedgerEntry wanted) {
     if (before == null) {
       return wanted;
     }
-    Map<String, Map<String, Long>> limits = new HashMap<>(before.limits());
-    limits.putAll(wanted.limits());
-    Map<String, Long> latency = new HashMap<>(before.latencyTargetsMicros());
-    latency.putAll(wanted.latencyTargetsMicros());
+    IoSettings was = before.held();
+    IoSettings will = wanted.held();
+    Map<DeviceId, IoLimits> limits = new TreeMap<>(was.limits());
+    limits.putAll(will.limits());
+    Map<DeviceId, Long> latency = new TreeMap<>(was.latencyTargetsMicros());
+    latency.putAll(will.latencyTargetsMicros());
     return new LedgerEntry(
         wanted.uid(),
         wanted.namespace(),
@@ -262,17 +220,10 @@ public final class PodApplier {
         wanted.cgroupPath(),
         wanted.policy(),
         wanted.tier(),
-        wanted.weight() != null ? wanted.weight() : before.weight(),
-        wanted.bfqWeight() != null ? wanted.bfqWeight() : before.bfqWeight(),
-        limits,
-        latency);
-  }
-
-  private static Map<String, Long> keys(IoLimits limits) {
-    Map<String, Long> keys = new TreeMap<>();
-    for (IoLimits.Key key : IoLimits.Key.values()) {
-      limits.get(key).ifPresent(value -> keys.put(key.kernelName(), value));
-    }
-    return keys;
+        new IoSettings(
+            will.ioWeight().isPresent() ? will.ioWeight() : was.ioWeight(),
+            will.bfqWeight().isPresent() ? will.bfqWeight() : was.bfqWeight(),
+            limits,
+            latency));
   }
 }

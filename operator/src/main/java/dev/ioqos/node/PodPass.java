@@ -111,7 +111,7 @@ public final class PodPass {
       out.warning(Reason.DEVICE_NOT_RESOLVED, problem);
     }
     if (dryRun || decision.dryRun()) {
-      String would = String.join(", ", PodApplier.describe(out.desired));
+      String would = String.join(", ", out.desired.settings().kernelLines());
       out.normal(
           Reason.DRY_RUN,
           "policy "

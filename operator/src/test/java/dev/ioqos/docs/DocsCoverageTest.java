@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cli.Main;
 import dev.ioqos.core.CgroupDriver;
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.PodCgroupLayout;
 import dev.ioqos.core.PodUid;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.metrics.AgentMetrics;
-import dev.ioqos.metrics.AppliedValues;
 import dev.ioqos.metrics.TierState;
 import dev.ioqos.probe.CapabilityProbe;
 import dev.ioqos.probe.NodeCapabilities;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -198,18 +201,23 @@ class DocsCoverageTest {
     NodeCapabilities capabilities =
         new CapabilityProbe(cgroupfs, node.resolve("sys"), node.resolve("proc"))
             .probe(Optional.of(layout));
-    AppliedValues applied =
-        new AppliedValues(
-            500,
-            300,
+    IoSettings applied =
+        new IoSettings(
+            OptionalInt.of(500),
+            OptionalInt.of(300),
             Map.of(
-                "254:0",
-                Map.of("rbps", 52_428_800L, "wbps", 20_971_520L, "riops", 1000L, "wiops", 200L)));
+                DeviceId.parse("254:0"),
+                IoLimits.NONE
+                    .with(IoLimits.Key.RBPS, 52_428_800L)
+                    .with(IoLimits.Key.WBPS, 20_971_520L)
+                    .with(IoLimits.Key.RIOPS, 1000L)
+                    .with(IoLimits.Key.WIOPS, 200L)),
+            Map.of());
     try (AgentMetrics metrics =
         new AgentMetrics(
             () -> capabilities,
             () -> Optional.of(new CgroupTree(cgroupfs, layout.kubepodsPath())),
-            uid -> uid.equals(POD) ? applied : AppliedValues.NONE,
+            uid -> uid.equals(POD) ? applied : IoSettings.NONE,
             node.resolve("sys"),
             node.resolve("proc"))) {
       metrics

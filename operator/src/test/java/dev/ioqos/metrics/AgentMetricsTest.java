@@ -4,6 +4,9 @@ import static dev.ioqos.metrics.MetricsFixture.FIXTURE_POD;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.QosClass;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,8 +48,15 @@ class AgentMetricsTest {
             () -> fixture.capabilities,
             () -> Optional.of(new CgroupTree(fixture.cgroupfs, "/kubepods.slice")),
             uid ->
-                new AppliedValues(
-                    500, 10, Map.of("254:16", Map.of("wbps", 20_971_520L, "riops", 100L))),
+                new IoSettings(
+                    OptionalInt.of(500),
+                    OptionalInt.of(10),
+                    Map.of(
+                        DeviceId.parse("254:16"),
+                        IoLimits.NONE
+                            .with(IoLimits.Key.WBPS, 20_971_520L)
+                            .with(IoLimits.Key.RIOPS, 100L)),
+                    Map.of()),
             fixture.node.resolve("sys"),
             fixture.node.resolve("proc"),
             Duration.ofMillis(500),

@@ -6,6 +6,7 @@ import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.cgroup.IoFile;
 import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.CgroupDriver;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.PodCgroupLayout;
 import dev.ioqos.core.PodUid;
 import dev.ioqos.core.QosClass;
@@ -37,7 +38,7 @@ final class MetricsFixture {
   final Path node;
   final Path cgroupfs;
   final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-  final Map<String, AppliedValues> ledger = new HashMap<>();
+  final Map<String, IoSettings> ledger = new HashMap<>();
   final CountingFiles files = new CountingFiles();
   final NodeCapabilities capabilities;
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -56,7 +57,7 @@ final class MetricsFixture {
             files,
             () -> Optional.of(new CgroupTree(cgroupfs, LAYOUT.kubepodsPath())),
             new DeviceNames(() -> capabilities, node.resolve("sys")),
-            uid -> ledger.getOrDefault(uid, AppliedValues.NONE),
+            uid -> ledger.getOrDefault(uid, IoSettings.NONE),
             capabilities::psi,
             Duration.ofSeconds(1),
             nanos::get);

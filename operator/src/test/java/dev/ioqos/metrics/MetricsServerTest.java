@@ -4,6 +4,7 @@ import static dev.ioqos.metrics.MetricsFixture.FIXTURE_POD;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.QosClass;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -33,7 +34,7 @@ class MetricsServerTest {
         new AgentMetrics(
             () -> fixture.capabilities,
             () -> Optional.of(new CgroupTree(fixture.cgroupfs, "/kubepods.slice")),
-            uid -> AppliedValues.NONE,
+            uid -> IoSettings.NONE,
             fixture.node.resolve("sys"),
             fixture.node.resolve("proc"));
     metrics

@@ -3,10 +3,14 @@ package dev.ioqos.metrics;
 import static dev.ioqos.metrics.MetricsFixture.FIXTURE_POD;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.QosClass;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,7 +62,13 @@ class PodIoMetricsTest {
   void appliedValuesAreGaugesAndUnlimitedKeysHaveNoSeries() {
     fixture.ledger.put(
         FIXTURE_POD,
-        new AppliedValues(null, 10, Map.of("254:16", Map.of("wbps", 20_971_520L, "wiops", 200L))));
+        new IoSettings(
+            OptionalInt.empty(),
+            OptionalInt.of(10),
+            Map.of(
+                DeviceId.parse("254:16"),
+                IoLimits.NONE.with(IoLimits.Key.WBPS, 20_971_520L).with(IoLimits.Key.WIOPS, 200L)),
+            Map.of()));
 
     pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
     String text = fixture.scrape(pods);
@@ -146,7 +156,8 @@ class PodIoMetricsTest {
 
   @Test
   void forgettingAPodRemovesAllItsSeries() {
-    fixture.ledger.put(FIXTURE_POD, new AppliedValues(500, null, Map.of()));
+    fixture.ledger.put(
+        FIXTURE_POD, new IoSettings(OptionalInt.of(500), OptionalInt.empty(), Map.of(), Map.of()));
     pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
     assertThat(fixture.scrape(pods)).contains("pod=\"backup\"");
 

@@ -2,10 +2,14 @@ package dev.ioqos.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,10 +24,11 @@ class LedgerTest {
         "/kubepods.slice/x.slice",
         "storage",
         "high",
-        weight,
-        null,
-        Map.of("254:0", Map.of("wbps", 20_971_520L)),
-        Map.of());
+        new IoSettings(
+            weight == null ? OptionalInt.empty() : OptionalInt.of(weight),
+            OptionalInt.empty(),
+            Map.of(DeviceId.parse("254:0"), IoLimits.NONE.with(IoLimits.Key.WBPS, 20_971_520L)),
+            Map.of()));
   }
 
   @Test
@@ -36,8 +41,31 @@ class LedgerTest {
     Ledger reopened = Ledger.open(state);
 
     assertThat(reopened.entries()).containsExactly(entry("u1", 500));
-    assertThat(reopened.get("u1").orElseThrow().limits().get("254:0"))
-        .containsEntry("wbps", 20_971_520L);
+    assertThat(reopened.get("u1").orElseThrow().held().limits().get(DeviceId.parse("254:0")))
+        .isEqualTo(IoLimits.NONE.with(IoLimits.Key.WBPS, 20_971_520L));
+  }
+
+  @Test
+  void readsTheFileFormatOfEarlierVersions() throws Exception {
+    // The file form is plain JSON keyed by MAJ:MIN and io.max key; earlier versions also wrote an
+    // "empty" field. A node upgraded in place must still revert what the old agent wrote.
+    Files.writeString(
+        state.resolve("ledger.json"),
+        """
+        [{"uid":"u1","namespace":"db","name":"p","cgroupPath":"/k/p","policy":"storage",\
+        "tier":"low","bfqWeight":10,"limits":{"254:16":{"wbps":10485760,"wiops":100}},\
+        "latencyTargetsMicros":{"254:0":5000},"empty":false}]
+        """);
+
+    LedgerEntry entry = Ledger.open(state).get("u1").orElseThrow();
+
+    assertThat(entry.held().ioWeight()).isEmpty();
+    assertThat(entry.held().bfqWeight()).hasValue(10);
+    assertThat(entry.held().kernelLines())
+        .containsExactly(
+            "io.bfq.weight default 10",
+            "io.max 254:16 rbps=max wbps=10485760 riops=max wiops=100",
+            "io.latency 254:0 target=5000");
   }
 
   @Test
@@ -45,7 +73,7 @@ class LedgerTest {
     Ledger ledger = Ledger.open(state);
     ledger.put(entry("u1", 500));
 
-    ledger.put(new LedgerEntry("u1", "db", "p", "/k", "p", "t", null, null, null, null));
+    ledger.put(new LedgerEntry("u1", "db", "p", "/k", "p", "t", IoSettings.NONE));
 
     assertThat(Ledger.open(state).get("u1")).isEmpty();
   }

@@ -65,9 +65,9 @@ class PodApplierTest {
             "io.weight default 10", "io.max 254:0 rbps=max wbps=20971520 riops=max wiops=max");
     assertThat(Files.readString(podDir.resolve("io.weight"))).isEqualTo("default 10\n");
     LedgerEntry entry = ledger.get(pod.uid()).orElseThrow();
-    assertThat(entry.weight()).isEqualTo(10);
-    assertThat(entry.bfqWeight()).isNull();
-    assertThat(entry.limits()).containsOnlyKeys("254:0");
+    assertThat(entry.held().ioWeight()).hasValue(10);
+    assertThat(entry.held().bfqWeight()).isEmpty();
+    assertThat(entry.held().limits()).containsOnlyKeys(DeviceId.parse("254:0"));
   }
 
   @Test
@@ -105,9 +105,9 @@ class PodApplierTest {
     assertThat(Files.readString(podDir.resolve("io.weight"))).isEqualTo("default 100\n");
     assertThat(Files.readString(podDir.resolve("io.bfq.weight"))).isEqualTo("default 136\n");
     LedgerEntry entry = ledger.get(pod.uid()).orElseThrow();
-    assertThat(entry.weight()).isNull();
-    assertThat(entry.bfqWeight()).isEqualTo(136);
-    assertThat(entry.limits()).isEmpty();
+    assertThat(entry.held().ioWeight()).isEmpty();
+    assertThat(entry.held().bfqWeight()).hasValue(136);
+    assertThat(entry.held().limits()).isEmpty();
   }
 
   @Test
@@ -144,7 +144,8 @@ class PodApplierTest {
     assertThat(outcome.written()).containsExactly("io.weight default 10");
     assertThat(outcome.summary()).contains("io.max").contains("applied: io.weight default 10");
     // vda's state is unknown: it stays in the ledger so that a revert tries it again.
-    assertThat(ledger.get(pod.uid()).orElseThrow().limits()).containsOnlyKeys("254:0");
+    assertThat(ledger.get(pod.uid()).orElseThrow().held().limits())
+        .containsOnlyKeys(DeviceId.parse("254:0"));
   }
 
   @Test

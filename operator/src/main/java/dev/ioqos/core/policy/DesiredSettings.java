@@ -2,6 +2,7 @@ package dev.ioqos.core.policy;
 
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoLimits;
+import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.WeightRange;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,11 @@ public record DesiredSettings(
     limits = Immutables.map(limits, "limits");
     latencyTargetsMicros = Immutables.map(latencyTargetsMicros, "latencyTargetsMicros");
     skipped = Immutables.list(skipped, "skipped");
+  }
+
+  /** The values to write, as one value that prints its own kernel lines. */
+  public IoSettings settings() {
+    return new IoSettings(ioWeight, bfqWeight, limits, latencyTargetsMicros);
   }
 
   /** True when the plan writes no file at all (it may still report skipped settings). */
