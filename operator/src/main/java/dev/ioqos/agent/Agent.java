@@ -247,13 +247,15 @@ public final class Agent implements AutoCloseable {
         caps.ioUsable() ? "IoDelegated" : "IoNotUsable",
         caps.ioUsable()
             ? "io is enabled down to " + caps.kubepods().path()
-            : engine.layoutProblem() != null
-                ? engine.layoutProblem()
-                : "cgroup "
-                    + caps.cgroupVersion()
-                    + ", io controller "
-                    + caps.ioController()
-                    + ", io not enabled in cgroup.subtree_control along the kubepods path");
+            : engine
+                .layoutProblem()
+                .orElse(
+                    "cgroup "
+                        + caps.cgroupVersion()
+                        + ", io controller "
+                        + caps.ioController()
+                        + ", io not enabled in cgroup.subtree_control along the kubepods"
+                        + " path"));
     boolean weights =
         caps.devices().stream()
             .anyMatch(d -> d.weightMechanism() != dev.ioqos.core.policy.WeightMechanism.NONE);

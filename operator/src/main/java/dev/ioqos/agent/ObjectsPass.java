@@ -64,7 +64,8 @@ public final class ObjectsPass {
   }
 
   /** The pass over every object, with the layout it ran on. */
-  public record Report(String node, String kubepodsPath, String layoutProblem, List<Line> pods) {
+  public record Report(
+      String node, String kubepodsPath, Optional<String> layoutProblem, List<Line> pods) {
     public Report {
       pods = List.copyOf(pods);
     }

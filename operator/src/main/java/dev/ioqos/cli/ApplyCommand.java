@@ -117,9 +117,7 @@ final class ApplyCommand implements Callable<Integer> {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("node", report.node());
       json.put("kubepodsPath", report.kubepodsPath());
-      if (report.layoutProblem() != null) {
-        json.put("layoutProblem", report.layoutProblem());
-      }
+      report.layoutProblem().ifPresent(problem -> json.put("layoutProblem", problem));
       json.put("stateDir", stateDir.toString());
       json.put("dryRun", dryRun);
       json.put("policies", rules.stream().map(PolicyRules::name).toList());
@@ -272,7 +270,7 @@ final class ApplyCommand implements Callable<Integer> {
             report.node(),
             report.kubepodsPath() != null
                 ? report.kubepodsPath()
-                : "not found: " + report.layoutProblem()));
+                : "not found: " + report.layoutProblem().orElse("")));
     text.append(
         String.format(
             "policies: %s%n",

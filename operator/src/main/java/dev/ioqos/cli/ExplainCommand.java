@@ -122,10 +122,11 @@ final class ExplainCommand implements Callable<Integer> {
     Optional<String> path = outcome.cgroupPath();
     out.printf(
         "cgroup:   %s%n",
-        path.map(p -> node.cgroupfs + p).orElse("unknown: " + engine.layoutProblem()));
+        path.map(p -> node.cgroupfs + p)
+            .orElse("unknown: " + engine.layoutProblem().orElse("kubepods was not found")));
     DiskSelection disks = outcome.disks().orElseThrow();
     disks.disks().forEach(d -> out.print(OutcomeRendering.diskLine(d)));
-    disks.problems().forEach(p -> out.println("problem:  " + p));
+    disks.problems().forEach(p -> out.println("problem:  " + p.message()));
     DesiredSettings desired = outcome.desired().orElseThrow();
     desired.settings().kernelLines().forEach(line -> out.println("desired:  " + line));
     for (Skipped skipped : desired.skipped()) {

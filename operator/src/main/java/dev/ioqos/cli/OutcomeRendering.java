@@ -6,6 +6,7 @@ import dev.ioqos.core.policy.DiskFacts;
 import dev.ioqos.core.policy.PodDecision;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.Skipped;
+import dev.ioqos.node.DiskProblem;
 import dev.ioqos.node.LedgerEntry;
 import dev.ioqos.node.LedgerRecord;
 import dev.ioqos.node.PodOutcome;
@@ -74,7 +75,8 @@ final class OutcomeRendering {
             disks -> {
               json.put("disks", disks.disks().stream().map(OutcomeRendering::disk).toList());
               if (!disks.problems().isEmpty()) {
-                json.put("diskProblems", disks.problems());
+                json.put(
+                    "diskProblems", disks.problems().stream().map(DiskProblem::message).toList());
               }
             });
     outcome.desired().ifPresent(desired -> json.put("desired", desired.settings().kernelLines()));

@@ -35,7 +35,7 @@ public final class NodeEngine {
   private final DiskResolver disks;
   private final VerifiedWriter writer = new VerifiedWriter(new CgroupFiles());
   private volatile Optional<PodCgroupLayout> layout = Optional.empty();
-  private volatile String layoutProblem = "not probed yet";
+  private volatile Optional<String> layoutProblem = Optional.of("not probed yet");
   private volatile NodeCapabilities capabilities;
 
   /**
@@ -60,10 +60,10 @@ public final class NodeEngine {
           Optional.of(
               DriverDetection.layout(
                   config.cgroupfs(), config.cgroupDriver(), config.kubeletCgroupRoot()));
-      layoutProblem = null;
+      layoutProblem = Optional.empty();
     } catch (IllegalStateException | IllegalArgumentException e) {
       layout = Optional.empty();
-      layoutProblem = e.getMessage();
+      layoutProblem = Optional.of(e.getMessage());
     }
     capabilities = probe.probe(layout);
     resolved.clear();
@@ -82,8 +82,8 @@ public final class NodeEngine {
     return layout;
   }
 
-  /** Why there is no layout, or null. */
-  public String layoutProblem() {
+  /** Why there is no layout; empty when there is one. */
+  public Optional<String> layoutProblem() {
     return layoutProblem;
   }
 
@@ -124,7 +124,7 @@ public final class NodeEngine {
 
   private DiskSelection resolveNow(List<DeviceSelectorRule> selectors) {
     Map<String, DiskFacts> found = new LinkedHashMap<>();
-    List<String> problems = new ArrayList<>();
+    List<DiskProblem> problems = new ArrayList<>();
     List<DeviceSelectorRule> effective =
         selectors.isEmpty() ? List.of(new DeviceSelectorRule.KubeletRoot()) : selectors;
     for (DeviceSelectorRule selector : effective) {
@@ -133,7 +133,7 @@ public final class NodeEngine {
           found.putIfAbsent(disk.id().toString(), facts(disk));
         }
       } catch (DeviceResolutionException e) {
-        problems.add(e.getMessage());
+        problems.add(new DiskProblem(selector, e.getMessage()));
       }
     }
     return new DiskSelection(new ArrayList<>(found.values()), problems);

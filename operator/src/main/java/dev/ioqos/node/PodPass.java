@@ -76,8 +76,8 @@ public final class PodPass {
       if (!decision.managed()) {
         return out.end(Kind.NOT_MANAGED);
       }
-      out.warning(Reason.NODE_NOT_READY, engine.layoutProblem());
-      out.problem = engine.layoutProblem();
+      out.warning(Reason.NODE_NOT_READY, layoutProblem());
+      out.problem = layoutProblem();
       return out.end(Kind.NODE_NOT_READY);
     }
     for (TierWarning warning : decision.warnings()) {
@@ -107,8 +107,8 @@ public final class PodPass {
       Outcome out, PodApplier applier, PodDecision decision, PodTarget target) {
     String policy = decision.policy().get().name();
     String tier = decision.tier().get().name();
-    for (String problem : out.disks.problems()) {
-      out.warning(Reason.DEVICE_NOT_RESOLVED, problem);
+    for (DiskProblem problem : out.disks.problems()) {
+      out.warning(Reason.DEVICE_NOT_RESOLVED, problem.message());
     }
     if (dryRun || decision.dryRun()) {
       String would = String.join(", ", out.desired.settings().kernelLines());
@@ -153,7 +153,9 @@ public final class PodPass {
         out.warning(
             Reason.NOT_ENFORCED,
             skippedText(applied.skipped()).replaceFirst("^; ", "")
-                + String.join("; ", out.disks.problems()));
+                + out.disks.problems().stream()
+                    .map(DiskProblem::message)
+                    .collect(Collectors.joining("; ")));
       }
       return out.end(Kind.APPLIED);
     } catch (CgroupIoException e) {
@@ -191,8 +193,8 @@ public final class PodPass {
     out.reverted = entry;
     Optional<CgroupTree> tree = engine.tree();
     if (tree.isEmpty()) {
-      out.warning(Reason.NODE_NOT_READY, engine.layoutProblem());
-      out.problem = engine.layoutProblem();
+      out.warning(Reason.NODE_NOT_READY, layoutProblem());
+      out.problem = layoutProblem();
       out.retry = true;
       return out.end(Kind.NODE_NOT_READY);
     }
@@ -231,6 +233,10 @@ public final class PodPass {
       out.retry = true;
       return out.end(Kind.REVERT_FAILED);
     }
+  }
+
+  private String layoutProblem() {
+    return engine.layoutProblem().orElse("kubepods was not found");
   }
 
   private Optional<LedgerEntry> written(String uid) {
