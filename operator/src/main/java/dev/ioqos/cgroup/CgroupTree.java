@@ -74,6 +74,49 @@ public final class CgroupTree {
     return new CgroupDir(current, wanted);
   }
 
+  /**
+   * The names of the directories directly inside {@code cgroupPath} (kubepods itself or a cgroup
+   * below it), sorted; symlinks and files are left out. Read-only: the slice step lists pods this
+   * way, whatever API objects say.
+   *
+   * @throws CgroupIoException {@link CgroupFailure#UNSAFE_PATH} outside kubepods or through a
+   *     symlink, {@link CgroupFailure#CGROUP_GONE} when the directory is missing
+   */
+  public java.util.List<String> childDirectories(String cgroupPath) throws CgroupIoException {
+    String wanted = normalise(cgroupPath);
+    Path directory = wanted.equals(kubepodsPath) ? checkedKubepods() : below(wanted).path();
+    java.util.List<String> names = new java.util.ArrayList<>();
+    try (java.nio.file.DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+      for (Path entry : entries) {
+        if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+          names.add(entry.getFileName().toString());
+        }
+      }
+    } catch (NoSuchFileException e) {
+      throw new CgroupIoException(
+          CgroupFailure.CGROUP_GONE, directory, null, directory + " missing");
+    } catch (IOException e) {
+      throw KernelAnswers.classify(e, directory, null);
+    }
+    java.util.Collections.sort(names);
+    return names;
+  }
+
+  private Path checkedKubepods() throws CgroupIoException {
+    Path current = mount;
+    for (String part : kubepodsPath.substring(1).split("/")) {
+      current = current.resolve(part);
+      if (Files.isSymbolicLink(current)) {
+        throw new CgroupIoException(
+            CgroupFailure.UNSAFE_PATH, current, null, current + " is a symlink");
+      }
+      if (!Files.isDirectory(current, LinkOption.NOFOLLOW_LINKS)) {
+        throw new CgroupIoException(CgroupFailure.CGROUP_GONE, current, null, current + " missing");
+      }
+    }
+    return current;
+  }
+
   private static String normalise(String cgroupPath) {
     if (cgroupPath == null || !cgroupPath.startsWith("/")) {
       throw new IllegalArgumentException("cgroup path '" + cgroupPath + "' must be absolute");

@@ -37,6 +37,13 @@ public final class VerifiedWriter {
     return parse(dir, file, files.read(dir, file), text -> IoWeight.parse(range, text));
   }
 
+  /** Reads and parses io.stat, by device. */
+  public java.util.SortedMap<DeviceId, dev.ioqos.core.IoStatEntry> readStat(CgroupDir dir)
+      throws CgroupIoException {
+    return parse(
+        dir, IoFile.IO_STAT, files.read(dir, IoFile.IO_STAT), dev.ioqos.core.IoStat::parse);
+  }
+
   /** Reads and parses io.latency. */
   public IoLatency readLatency(CgroupDir dir) throws CgroupIoException {
     return parse(dir, IoFile.IO_LATENCY, files.read(dir, IoFile.IO_LATENCY), IoLatency::parse);

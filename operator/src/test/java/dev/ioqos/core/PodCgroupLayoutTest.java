@@ -79,4 +79,26 @@ class PodCgroupLayoutTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'..'");
   }
+
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @CsvSource(
+      textBlock =
+          """
+          SYSTEMD,  GUARANTEED, kubepods-pod11111111_2222_4333_8444_555555555555.slice,                     11111111-2222-4333-8444-555555555555
+          SYSTEMD,  BURSTABLE,  kubepods-burstable-pod0a1b2c3d_4e5f_4a6b_8c7d_9e0f1a2b3c4d.slice,          0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+          SYSTEMD,  BEST_EFFORT, kubepods-besteffort-pod0a1b2c3d_4e5f_4a6b_8c7d_9e0f1a2b3c4d.slice,        0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+          SYSTEMD,  GUARANTEED, kubepods-burstable.slice,                                                   -
+          SYSTEMD,  BURSTABLE,  kubepods-besteffort-pod0a1b2c3d_4e5f_4a6b_8c7d_9e0f1a2b3c4d.slice,          -
+          SYSTEMD,  BURSTABLE,  kubepods-burstable-podxxxxxxxx_4e5f_4a6b_8c7d_9e0f1a2b3c4d.slice,          -
+          CGROUPFS, GUARANTEED, pod11111111-2222-4333-8444-555555555555,                                    11111111-2222-4333-8444-555555555555
+          CGROUPFS, BEST_EFFORT, pod11111111-2222-4333-8444-555555555555,                                   11111111-2222-4333-8444-555555555555
+          CGROUPFS, GUARANTEED, besteffort,                                                                 -
+          CGROUPFS, BURSTABLE,  cri-containerd-abc.scope,                                                   -
+          """)
+  void podDirectoriesAreToldApartFromTheRest(
+      CgroupDriver driver, QosClass qos, String directory, String uid) {
+    PodCgroupLayout layout = PodCgroupLayout.of(driver, "/");
+    assertThat(layout.podUidOf(qos, directory).map(PodUid::value))
+        .isEqualTo(uid.equals("-") ? java.util.Optional.empty() : java.util.Optional.of(uid));
+  }
 }

@@ -1,0 +1,148 @@
+package dev.ioqos.node;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ioqos.core.WeightRange;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node-level record next to the pods' {@link Ledger}: for each QoS slice weight ioqos changed,
+ * the value the slice held before ({@code original}, what a restore writes back) and the value
+ * ioqos wrote ({@code written}, what drift is measured against). One small file, {@code
+ * slices.json}, rewritten whole (temporary file, sync, rename) at each change: it holds at most
+ * four records (two slices, two weight files).
+ */
+public final class SliceLedger {
+  private static final Logger LOG = LoggerFactory.getLogger(SliceLedger.class);
+  private static final TypeReference<List<Entry>> ENTRIES = new TypeReference<>() {};
+
+  /**
+   * One slice weight ioqos holds.
+   *
+   * @param cgroupPath the slice, relative to the cgroup mount
+   * @param file {@code io.weight} or {@code io.bfq.weight}
+   * @param original the slice's {@code default} weight before ioqos first wrote it
+   * @param written the {@code default} weight ioqos last wrote and read back
+   */
+  public record Entry(String cgroupPath, String file, int original, int written) {
+    public Entry {
+      Objects.requireNonNull(cgroupPath, "cgroupPath");
+      Objects.requireNonNull(file, "file");
+    }
+
+    String key() {
+      return cgroupPath + " " + file;
+    }
+  }
+
+  private final Path file;
+  private final ObjectMapper json =
+      new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private final Map<String, Entry> byKey = new TreeMap<>();
+
+  private SliceLedger(Path file) {
+    this.file = file;
+  }
+
+  /**
+   * Opens {@code slices.json} in {@code stateDir}; an unreadable file is moved aside and logged.
+   */
+  public static SliceLedger open(Path stateDir) {
+    try {
+      Files.createDirectories(stateDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the state directory " + stateDir, e);
+    }
+    SliceLedger ledger = new SliceLedger(stateDir.resolve("slices.json"));
+    if (Files.exists(ledger.file)) {
+      try {
+        for (Entry entry : ledger.json.readValue(ledger.file.toFile(), ENTRIES)) {
+          ledger.byKey.put(entry.key(), entry);
+        }
+      } catch (IOException | RuntimeException e) {
+        Path aside =
+            ledger.file.resolveSibling("slices.json.corrupt-" + System.currentTimeMillis());
+        try {
+          Files.move(ledger.file, aside);
+        } catch (IOException moveFailed) {
+          throw new UncheckedIOException("cannot move " + ledger.file + " aside", moveFailed);
+        }
+        LOG.error(
+            "The slice ledger {} could not be read ({}); moved to {}: the QoS slices' original"
+                + " weights it held cannot be restored automatically.",
+            ledger.file,
+            e.getMessage(),
+            aside);
+      }
+    }
+    return ledger;
+  }
+
+  public synchronized Optional<Entry> get(String cgroupPath, WeightRange range) {
+    return Optional.ofNullable(byKey.get(cgroupPath + " " + range.fileName()));
+  }
+
+  public synchronized List<Entry> entries() {
+    return List.copyOf(byKey.values());
+  }
+
+  /** Records (or replaces) a slice weight and persists. */
+  public synchronized void put(Entry entry) {
+    if (!entry.equals(byKey.put(entry.key(), entry))) {
+      persist();
+    }
+  }
+
+  /** Forgets a slice weight (restored) and persists. */
+  public synchronized void remove(String cgroupPath, String file) {
+    if (byKey.remove(cgroupPath + " " + file) != null) {
+      persist();
+    }
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  private void persist() {
+    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      byte[] data = json.writeValueAsBytes(new ArrayList<>(byKey.values()));
+      try (FileChannel channel =
+          FileChannel.open(
+              temp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(data);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        channel.force(true);
+      }
+      try {
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the slice ledger " + file, e);
+    }
+  }
+}
