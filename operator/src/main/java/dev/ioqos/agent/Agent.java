@@ -12,6 +12,8 @@ import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LedgerEntry;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.PodPass;
+import dev.ioqos.node.QosSliceStep;
+import dev.ioqos.node.SliceLedger;
 import dev.ioqos.probe.DiskCapability;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -48,6 +50,8 @@ public final class Agent implements AutoCloseable {
   private final AgentConfig config;
   private final NodeEngine engine;
   private final Ledger ledger;
+  private final QosSliceStep sliceStep;
+  private volatile QosSliceStep.Report slices;
   private final NodeStateReporter nodeState;
   private final NodeLabels nodeLabels;
   private final PodHandler handler;
@@ -69,6 +73,8 @@ public final class Agent implements AutoCloseable {
     this.config = config;
     this.engine = new NodeEngine(config.node());
     this.ledger = Ledger.open(config.stateDir());
+    this.sliceStep =
+        new QosSliceStep(engine, SliceLedger.open(config.stateDir()), ledger, config.dryRun());
     this.metrics =
         new AgentMetrics(
             engine::capabilities,
@@ -139,6 +145,17 @@ public final class Agent implements AutoCloseable {
     started = true;
     long resyncMillis = config.resync().toMillis();
     periodic.scheduleWithFixedDelay(this::publishSafely, 1, 1, TimeUnit.SECONDS);
+    // Once soon after the first reconciles, then at every resync.
+    periodic.schedule(
+        () -> {
+          try {
+            runSliceStep();
+          } catch (RuntimeException e) {
+            LOG.error("QoS slice step failed", e);
+          }
+        },
+        5,
+        TimeUnit.SECONDS);
     periodic.scheduleWithFixedDelay(
         this::resyncSafely, resyncMillis, resyncMillis, TimeUnit.MILLISECONDS);
     LOG.info(
@@ -181,9 +198,47 @@ public final class Agent implements AutoCloseable {
         LOG.info("labels of node {} changed", config.nodeName());
       }
       forgetVanishedPods();
+      runSliceStep();
     } catch (RuntimeException e) {
       LOG.error("periodic resync failed", e);
     }
+  }
+
+  /**
+   * The node-level step after the pods' passes: the QoS slices' weights follow their active pods
+   * (node.QosSliceStep), drift is repaired; reported as the node condition {@code QosSlices}, log
+   * lines and the slice gauges.
+   */
+  void runSliceStep() {
+    QosSliceStep.Report report = sliceStep.run();
+    slices = report;
+    report.written().forEach(line -> LOG.info("QoS slice weight set: {}", line));
+    report.restored().forEach(line -> LOG.info("QoS slice weight restored: {}", line));
+    report.drift().forEach(line -> LOG.warn("QoS slice weight drifted, repaired: {}", line));
+    metrics.slices().update(report.sliceWeights(), report.drift().size());
+    if (report.problem().isPresent()) {
+      return;
+    }
+    String message =
+        !report.failures().isEmpty()
+            ? report.failures().get(0).getMessage()
+            : !report.notEnforced().isEmpty()
+                ? String.join("; ", report.notEnforced())
+                : report.managing()
+                    ? "QoS slice weights follow their active pods: " + report.sliceWeights()
+                    : "no managed pod: QoS slices at their original weights";
+    nodeState.condition(
+        "QosSlices",
+        report.failures().isEmpty(),
+        !report.failures().isEmpty()
+            ? "WriteFailed"
+            : !report.notEnforced().isEmpty() ? "NotEnforced" : "Applied",
+        message);
+  }
+
+  /** The last slice step's report; null before the first one. */
+  public QosSliceStep.Report slices() {
+    return slices;
   }
 
   /** Ledger entries of pods no longer on this node: their cgroups went with them. */

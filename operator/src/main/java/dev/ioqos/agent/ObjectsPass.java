@@ -8,6 +8,8 @@ import dev.ioqos.node.LedgerEntry;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.PodOutcome;
 import dev.ioqos.node.PodPass;
+import dev.ioqos.node.QosSliceStep;
+import dev.ioqos.node.SliceLedger;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -25,7 +27,8 @@ import java.util.Set;
  * {@code ioqos apply}'s loop: the agent's {@link PodPass} over Pods, Namespaces and a Node given as
  * objects (read from files) instead of informers. It leaves alone what the agent would never see
  * (pods bound to another node), forgets finished pods as the agent does, runs the pass for every
- * other pod and reverts the ledger's pods that are not among the objects any more.
+ * other pod and reverts the ledger's pods that are not among the objects any more, then runs the
+ * node-level {@link QosSliceStep} once.
  */
 public final class ObjectsPass {
 
@@ -63,27 +66,39 @@ public final class ObjectsPass {
     }
   }
 
-  /** The pass over every object, with the layout it ran on. */
+  /**
+   * The pass over every object, with the layout it ran on, and the node-level QoS slice step run
+   * after the pods.
+   */
   public record Report(
-      String node, String kubepodsPath, Optional<String> layoutProblem, List<Line> pods) {
+      String node,
+      String kubepodsPath,
+      Optional<String> layoutProblem,
+      List<Line> pods,
+      QosSliceStep.Report slices) {
     public Report {
       pods = List.copyOf(pods);
     }
 
-    /** True when every pod holds what it should (applied, reverted, unmanaged, dry run). */
+    /**
+     * True when every pod holds what it should (applied, reverted, unmanaged, dry run) and the
+     * kernel took every slice weight.
+     */
     public boolean ok() {
-      return pods.stream().allMatch(Line::ok);
+      return pods.stream().allMatch(Line::ok) && slices.failures().isEmpty();
     }
   }
 
   private final NodeEngine engine;
   private final Ledger ledger;
   private final PodPass pass;
+  private final QosSliceStep sliceStep;
 
-  public ObjectsPass(NodeEngine engine, Ledger ledger, boolean dryRun) {
+  public ObjectsPass(NodeEngine engine, Ledger ledger, SliceLedger slices, boolean dryRun) {
     this.engine = engine;
     this.ledger = ledger;
     this.pass = new PodPass(engine, ledger, dryRun);
+    this.sliceStep = new QosSliceStep(engine, slices, ledger, dryRun);
   }
 
   /**
@@ -156,11 +171,13 @@ public final class ObjectsPass {
                 pass.revertAbsent(entry, "the pod is not among the objects any more"), null, null));
       }
     }
+    // After the pods: the slice weights follow the weights the pod passes left in the kernel.
     return new Report(
         nodeFacts.name(),
         engine.layout().map(l -> l.kubepodsPath()).orElse(null),
         engine.layoutProblem(),
-        lines);
+        lines,
+        sliceStep.run());
   }
 
   private static Line brief(Pod pod, String result, boolean ok, String why) {

@@ -13,6 +13,7 @@ import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.NodeEngine;
+import dev.ioqos.node.SliceLedger;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -47,7 +48,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Reconcile Pod, IoPolicy, Namespace and Node objects from YAML/JSON files once on this node,"
           + " without an API server, as the agent would, and print the outcome per pod.",
-      "Pods in the ledger (--state-dir) that are not among the objects are reverted."
+      "Pods in the ledger (--state-dir) that are not among the objects are reverted.",
+      "Then the QoS slices' weights are set so that tier weights hold across QoS classes."
     })
 final class ApplyCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -110,7 +112,7 @@ final class ApplyCommand implements Callable<Integer> {
     NodeEngine engine = node.engine();
     Ledger ledger = Ledger.open(stateDir);
     Report report =
-        new ObjectsPass(engine, ledger, dryRun)
+        new ObjectsPass(engine, ledger, SliceLedger.open(stateDir), dryRun)
             .run(name, self, read.pods(), rules, read.namespaces());
     PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
@@ -133,6 +135,7 @@ final class ApplyCommand implements Callable<Integer> {
                           line.uid() == null ? Optional.empty() : ledger.get(line.uid()),
                           dryRun))
               .toList());
+      json.put("qosSlices", SliceRendering.json(report.slices()));
       try {
         out.println(
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
@@ -156,6 +159,14 @@ final class ApplyCommand implements Callable<Integer> {
                   + bad.stream()
                       .map(p -> p.namespace() + "/" + p.name() + " " + p.result())
                       .collect(Collectors.joining(", ")));
+      return 1;
+    }
+    if (!report.slices().failures().isEmpty()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "ioqos apply: the kernel refused QoS slice weights: "
+                  + report.slices().failures().get(0).getMessage());
       return 1;
     }
     return 0;
@@ -279,6 +290,7 @@ final class ApplyCommand implements Callable<Integer> {
                 : rules.stream().map(PolicyRules::name).collect(Collectors.joining(", "))));
     ignored.forEach(line -> text.append(String.format("ignored:  %s%n", line)));
     report.pods().forEach(line -> text.append(OutcomeRendering.text(line)));
+    text.append(SliceRendering.text(report.slices()));
     return text.toString();
   }
 }

@@ -51,6 +51,14 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--pod", required = true, description = "the pod as NAMESPACE/NAME")
   String pod;
 
+  @Option(
+      names = "--state-dir",
+      defaultValue = "/var/lib/ioqos",
+      description =
+          "the agent's state directory, read only for the QoS slices' original weights (default:"
+              + " ${DEFAULT-VALUE})")
+  java.nio.file.Path stateDir;
+
   @Override
   public Integer call() {
     String[] parts = pod.split("/", -1);
@@ -135,6 +143,13 @@ final class ExplainCommand implements Callable<Integer> {
     Optional<CgroupTree> tree = engine.tree();
     if (path.isPresent() && tree.isPresent()) {
       current(out, engine, tree.get(), path.get(), disks, nodeFacts);
+      // The slice step as a dry run: the shares this pod gets with and without slice management.
+      dev.ioqos.node.QosSliceStep.Report slices =
+          new dev.ioqos.node.QosSliceStep(
+                  engine, dev.ioqos.node.SliceLedger.read(stateDir), null, true)
+              .run();
+      out.print(SliceRendering.text(slices));
+      out.print(SliceRendering.podShares(slices, facts.uid()));
     }
   }
 

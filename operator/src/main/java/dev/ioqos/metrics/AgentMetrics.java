@@ -42,6 +42,7 @@ public final class AgentMetrics implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final PodIoMetrics pods;
   private final ApplyMetrics apply = new ApplyMetrics();
+  private final SliceMetrics slices = new SliceMetrics();
   // Held here: the registry's function counters only keep a weak reference to it.
   private final NodeMetrics node;
   private final JvmGcMetrics gc = new JvmGcMetrics();
@@ -97,6 +98,7 @@ public final class AgentMetrics implements AutoCloseable {
             maxAge,
             nanoClock);
     apply.bindTo(registry);
+    slices.bindTo(registry);
     this.node = new NodeMetrics(capabilities, files, procfs, maxAge, nanoClock);
     node.bindTo(registry);
     if (jvm) {
@@ -133,6 +135,11 @@ public final class AgentMetrics implements AutoCloseable {
   /** The registry, for JOSDK's metrics and for tests. */
   public MeterRegistry registry() {
     return registry;
+  }
+
+  /** The QoS slices' weights. */
+  public SliceMetrics slices() {
+    return slices;
   }
 
   public PodIoMetrics pods() {

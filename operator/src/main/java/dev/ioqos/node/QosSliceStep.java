@@ -52,7 +52,14 @@ public final class QosSliceStep {
   /** I/O counts (rios + wios on the mechanism's disks) seen at the previous run, per pod. */
   private final Map<String, Long> lastIos = new HashMap<>();
 
+  /**
+   * @param pods the pods' ledger: while it holds no entry, no pod is managed and the slices are
+   *     restored; null for a dry run that takes every pod as managed ({@code explain})
+   */
   public QosSliceStep(NodeEngine engine, SliceLedger slices, Ledger pods, boolean dryRun) {
+    if (pods == null && !dryRun) {
+      throw new IllegalArgumentException("a slice step that writes needs the pods' ledger");
+    }
     this.engine = engine;
     this.slices = slices;
     this.pods = pods;
@@ -167,7 +174,7 @@ public final class QosSliceStep {
     if (layout.isEmpty() || tree.isEmpty()) {
       return run.end(Optional.of(engine.layoutProblem().orElse("kubepods was not found")), false);
     }
-    boolean managing = !pods.entries().isEmpty();
+    boolean managing = pods == null || !pods.entries().isEmpty();
     List<PodCgroup> found = podCgroups(layout.get(), tree.get(), run);
     run.podCgroups = found;
     Map<WeightMechanism, List<DiskCapability>> byMechanism = new EnumMap<>(WeightMechanism.class);

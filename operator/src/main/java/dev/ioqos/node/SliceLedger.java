@@ -94,6 +94,24 @@ public final class SliceLedger {
     return ledger;
   }
 
+  /**
+   * The records in {@code stateDir} for reading only ({@code explain}): nothing is created, a
+   * missing or unreadable file reads as empty.
+   */
+  public static SliceLedger read(Path stateDir) {
+    SliceLedger ledger = new SliceLedger(stateDir.resolve("slices.json"));
+    if (Files.isRegularFile(ledger.file)) {
+      try {
+        for (Entry entry : ledger.json.readValue(ledger.file.toFile(), ENTRIES)) {
+          ledger.byKey.put(entry.key(), entry);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("cannot read the slice ledger {}: {}", ledger.file, e.getMessage());
+      }
+    }
+    return ledger;
+  }
+
   public synchronized Optional<Entry> get(String cgroupPath, WeightRange range) {
     return Optional.ofNullable(byKey.get(cgroupPath + " " + range.fileName()));
   }
