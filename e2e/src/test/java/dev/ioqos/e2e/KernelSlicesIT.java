@@ -82,7 +82,9 @@ class KernelSlicesIT {
   @Test
   void theBenchmarkRunsToTheEnd() {
     assertThat(exit).as(output).isZero();
-    assertThat(output).contains("Reproduce: e2e/kernel/slices 6.12").doesNotContain("ioqos slices: ");
+    assertThat(output)
+        .contains("Reproduce: e2e/kernel/slices 6.12")
+        .doesNotContain("ioqos slices: ");
   }
 
   @Test

@@ -416,4 +416,37 @@ class ApplyCommandTest {
     assertThat(run.json().get("ignored").get(0).asText()).startsWith("IoPolicy storage: ");
     assertThat(run.pod("backup").get("result").asText()).isEqualTo("NOT_MANAGED");
   }
+
+  @Test
+  void afterThePodsTheQosSlicesFollowTheirActivePodsAndAreRestoredWithThePolicy() throws Exception {
+    // vdb (bfq) holds /var/lib/kubelet; the Burstable pod reads from it, the Guaranteed one not.
+    Files.writeString(
+        node.resolve(BURSTABLE_DIR).resolve("io.stat"),
+        "254:16 rbytes=65536 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n");
+    write("policy.yaml", POLICY);
+    write("burstable.yaml", pod("batch", BURSTABLE, "Burstable", "low", "node-1"));
+    write("guaranteed.yaml", pod("db", GUARANTEED, "Guaranteed", null, "node-1"));
+
+    Run applied = apply("--output", "json");
+
+    assertThat(applied.exit()).as(applied.err()).isZero();
+    String slice = "cgroup/kubepods.slice/kubepods-burstable.slice";
+    assertThat(read(slice, "io.bfq.weight").strip()).isEqualTo("default 10");
+    JsonNode slices = applied.json().get("qosSlices");
+    assertThat(slices.get("managing").asBoolean()).isTrue();
+    assertThat(slices.get("written").get(0).asText())
+        .isEqualTo("/kubepods.slice/kubepods-burstable.slice io.bfq.weight default 10");
+    JsonNode bfq = slices.get("mechanisms").get(0);
+    assertThat(bfq.get("mechanism").asText()).isEqualTo("bfq");
+    assertThat(bfq.get("slices").get("Burstable").get("original").asInt()).isEqualTo(100);
+    assertThat(Files.readString(state.resolve("slices.json"))).contains("\"original\":100");
+
+    Files.delete(objects.resolve("policy.yaml"));
+    Run reverted = apply();
+
+    assertThat(reverted.exit()).as(reverted.err()).isZero();
+    assertThat(read(slice, "io.bfq.weight").strip()).isEqualTo("default 100");
+    assertThat(reverted.out())
+        .contains("restored: /kubepods.slice/kubepods-burstable.slice io.bfq.weight default 100");
+  }
 }
