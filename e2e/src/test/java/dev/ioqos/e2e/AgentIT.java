@@ -285,4 +285,63 @@ class AgentIT extends AgentTestSupport {
               assertThat(c.getMessage()).contains(namespace + "/broken");
             });
   }
+
+  @Test
+  void theBurstableSliceFollowsItsActivePodAndGetsItsWeightBackWithThePolicy() throws Exception {
+    policy("slices", "");
+    startAgent();
+    Pod app = pod("app", "low", nodeName);
+    node.createPod(uid(app), QosClass.BURSTABLE);
+    awaitCap(app, LOW_CAP);
+    java.nio.file.Path slice =
+        node.cgroupfs.resolve("kubepods.slice/kubepods-burstable.slice/io.bfq.weight");
+    // The pod reads from vdb (bfq) all along: its io.stat grows as a kernel's would.
+    java.util.concurrent.atomic.AtomicBoolean reading =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread reader =
+        new Thread(
+            () -> {
+              long ios = 0;
+              while (reading.get()) {
+                ios += 10;
+                try {
+                  java.nio.file.Files.writeString(
+                      node.podDir(uid(app), QosClass.BURSTABLE).resolve("io.stat"),
+                      "254:16 rbytes="
+                          + ios * 65536
+                          + " wbytes=0 rios="
+                          + ios
+                          + " wios=0 dbytes=0 dios=0\n");
+                } catch (java.io.IOException e) {
+                  return; // the cgroup went
+                }
+                sleep(200);
+              }
+            });
+    reader.start();
+    try {
+      // The slice step (5 s after start, then every resync) sets the slice to its pod's weight.
+      eventually(
+          () -> readString(slice), "default 10\n"::equals, "burstable slice io.bfq.weight 10");
+      assertThat(readString(temp.resolve("state/slices.json"))).contains("\"original\":100");
+
+      client.resources(IoPolicy.class).withName("slices").delete();
+
+      eventually(
+          () -> readString(slice), "default 100\n"::equals, "burstable slice restored to 100");
+      eventually(
+          () -> readString(temp.resolve("state/slices.json")), "[]"::equals, "slice ledger empty");
+    } finally {
+      reading.set(false);
+      reader.join();
+    }
+  }
+
+  static String readString(java.nio.file.Path file) {
+    try {
+      return java.nio.file.Files.readString(file);
+    } catch (java.io.IOException e) {
+      return e.toString();
+    }
+  }
 }
