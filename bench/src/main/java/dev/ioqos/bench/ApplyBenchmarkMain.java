@@ -16,7 +16,7 @@ public final class ApplyBenchmarkMain {
     Map<String, Result<?>> byName = Jmh.run(ApplyBenchmark.class, args, "ledgerOn", "otherPods");
     System.out.println();
     System.out.println(
-        "ioqos apply benchmark: one pod, sandbox node tree (JVM: SerialGC, C1 only)");
+        "ioqos reconcile benchmark: one pod, sandbox node tree (JVM: SerialGC, C1 only)");
     System.out.printf(Locale.ROOT, "  %-56s %9s %9s %9s  (us per op)%n", "", "p10", "p50", "p90");
     for (String key : byName.keySet()) {
       if (!key.startsWith("tierChange/")) {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       AggregateCommand.class,
       ExplainCommand.class,
-      ApplyCommand.class,
+      ReconcileCommand.class,
       PathCommand.class,
       DeviceCommand.class,
       ProbeCommand.class,

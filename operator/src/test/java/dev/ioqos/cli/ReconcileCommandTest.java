@@ -15,8 +15,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code ioqos apply}: the agent's node logic driven by object files, on a fixture node. */
-class ApplyCommandTest {
+/** {@code ioqos reconcile}: the agent's node logic driven by object files, on a fixture node. */
+class ReconcileCommandTest {
   static final String BURSTABLE = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
   static final String GUARANTEED = "11111111-2222-4333-8444-555555555555";
   static final String BURSTABLE_DIR =
@@ -71,7 +71,7 @@ class ApplyCommandTest {
     List<String> args =
         new ArrayList<>(
             List.of(
-                "apply",
+                "reconcile",
                 "--objects",
                 objects.toString(),
                 "--state-dir",
@@ -186,6 +186,33 @@ class ApplyCommandTest {
   }
 
   @Test
+  void theFormerNameApplyStillWorks() throws Exception {
+    write("policy.yaml", POLICY);
+    write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "low", "node-1"));
+    StringWriter out = new StringWriter();
+    int exit =
+        Main.execute(
+            new PrintWriter(out, true),
+            new PrintWriter(new StringWriter(), true),
+            "apply",
+            "--objects",
+            objects.toString(),
+            "--state-dir",
+            state.toString(),
+            "--cgroupfs",
+            node.resolve("cgroup").toString(),
+            "--sysfs",
+            node.resolve("sys").toString(),
+            "--procfs",
+            node.resolve("proc").toString(),
+            "--devfs",
+            node.resolve("dev").toString());
+
+    assertThat(exit).isZero();
+    assertThat(out.toString()).contains("result:   APPLIED");
+  }
+
+  @Test
   void aPodRemovedFromTheObjectsIsRevertedThroughTheLedger() throws Exception {
     write("policy.yaml", POLICY);
     write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "low", "node-1"));
@@ -256,7 +283,7 @@ class ApplyCommandTest {
 
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.err())
-        .startsWith("ioqos apply: 1 of 1 pods do not hold their values: db/backup FAILED");
+        .startsWith("ioqos reconcile: 1 of 1 pods do not hold their values: db/backup FAILED");
     JsonNode backup = run.pod("backup");
     assertThat(backup.get("result").asText()).isEqualTo("FAILED");
     assertThat(backup.get("written"))
@@ -365,13 +392,13 @@ class ApplyCommandTest {
     objects = real;
     assertThat(notADir.exit()).isNotZero();
     assertThat(notADir.err().strip())
-        .isEqualTo("ioqos apply: --objects " + temp.resolve("nope") + " is not a directory");
+        .isEqualTo("ioqos reconcile: --objects " + temp.resolve("nope") + " is not a directory");
 
     write("broken.yaml", "kind: Pod\n  metadata: [\n");
     Run broken = apply();
     assertThat(broken.exit()).isNotZero();
     assertThat(broken.err())
-        .startsWith("ioqos apply: cannot read " + objects.resolve("broken.yaml"));
+        .startsWith("ioqos reconcile: cannot read " + objects.resolve("broken.yaml"));
   }
 
   @Test

@@ -37,19 +37,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ioqos apply --objects DIR}: reconciles Pods and IoPolicies read from files once on this
- * node, without an API server, with the agent's own planner, engine, writer, ledger and revert code
- * (a node-debugging tool, and how the kernel tests drive the agent's node logic).
+ * {@code ioqos reconcile --objects DIR}: runs the agent's own pod pass ({@link
+ * dev.ioqos.node.PodPass}) once over Pods and IoPolicies read from files on this node, without an
+ * API server (a node-debugging tool, and how the kernel tests drive the agent's code). Named {@code
+ * apply} before; that name stays as an alias, but it read like {@code kubectl apply}, which it is
+ * not: it changes cgroups of this node, nothing in the cluster.
  */
 @Command(
-    name = "apply",
+    name = "reconcile",
+    aliases = "apply",
     mixinStandardHelpOptions = true,
     description = {
       "Reconcile Pod, IoPolicy, Namespace and Node objects from YAML/JSON files once on this node,"
           + " without an API server, as the agent would, and print the outcome per pod.",
       "Pods in the ledger (--state-dir) that are not among the objects are reverted."
     })
-final class ApplyCommand implements Callable<Integer> {
+final class ReconcileCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin NodeOptions node;
@@ -148,7 +151,7 @@ final class ApplyCommand implements Callable<Integer> {
       spec.commandLine()
           .getErr()
           .println(
-              "ioqos apply: "
+              "ioqos reconcile: "
                   + bad.size()
                   + " of "
                   + report.pods().size()
