@@ -68,10 +68,14 @@ class ReconcileCommandTest {
   }
 
   Run apply(String... extra) {
+    return run("reconcile", extra);
+  }
+
+  Run run(String command, String... extra) {
     List<String> args =
         new ArrayList<>(
             List.of(
-                "reconcile",
+                command,
                 "--objects",
                 objects.toString(),
                 "--state-dir",
@@ -189,27 +193,11 @@ class ReconcileCommandTest {
   void theFormerNameApplyStillWorks() throws Exception {
     write("policy.yaml", POLICY);
     write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "low", "node-1"));
-    StringWriter out = new StringWriter();
-    int exit =
-        Main.execute(
-            new PrintWriter(out, true),
-            new PrintWriter(new StringWriter(), true),
-            "apply",
-            "--objects",
-            objects.toString(),
-            "--state-dir",
-            state.toString(),
-            "--cgroupfs",
-            node.resolve("cgroup").toString(),
-            "--sysfs",
-            node.resolve("sys").toString(),
-            "--procfs",
-            node.resolve("proc").toString(),
-            "--devfs",
-            node.resolve("dev").toString());
 
-    assertThat(exit).isZero();
-    assertThat(out.toString()).contains("result:   APPLIED");
+    Run run = run("apply");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out()).contains("result:   APPLIED");
   }
 
   @Test
