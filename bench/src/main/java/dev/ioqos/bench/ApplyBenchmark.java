@@ -13,7 +13,7 @@ import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoLimits;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.DesiredSettings;
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.SandboxNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

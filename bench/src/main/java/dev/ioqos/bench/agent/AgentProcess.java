@@ -1,6 +1,6 @@
 package dev.ioqos.bench.agent;
 
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.SandboxNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;

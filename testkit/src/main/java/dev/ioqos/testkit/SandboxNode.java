@@ -1,4 +1,4 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import dev.ioqos.agent.NodeConfig;
 import dev.ioqos.core.CgroupDriver;
