@@ -36,7 +36,7 @@ public final class DemoMain {
     @Override
     public String[] getVersion() {
       String version = DemoMain.class.getPackage().getImplementationVersion();
-      return new String[] {"ioqos demo " + (version == null ? "development build" : version)};
+      return new String[] {"ioqos " + (version == null ? "development build" : version)};
     }
   }
 }
