@@ -7,7 +7,7 @@ import org.openjdk.jmh.results.Result;
 /** Runs {@link ApplyBenchmark} and prints the write path against its floor, per ledger place. */
 public final class ApplyBenchmarkMain {
   static final String REPRODUCE =
-      "./mvnw -B -q -Pbench -pl operator,bench -DskipTests -Dspotless.check.skip=true package"
+      "./mvnw -B -q -Pbench -pl bench -am -DskipTests -Dspotless.check.skip=true package"
           + " && java -jar bench/target/ioqos-bench.jar apply";
 
   private ApplyBenchmarkMain() {}

@@ -399,7 +399,7 @@ abstract class KernelIT {
                 + " writer %.1f MiB/s%n"
                 + "  next to the writer on tier low:       %8.0f IOPS (%.0f%% of solo),"
                 + " writer %.1f MiB/s%n"
-                + "  reproduce: ./mvnw -B verify -pl operator,e2e -Dit.test=Kernel%sIT"
+                + "  reproduce: ./mvnw -B verify -pl e2e -am -Dit.test=Kernel%sIT"
                 + " -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false%n",
             series(),
             solo,

@@ -48,6 +48,17 @@ class CommandLineTest {
   }
 
   @Test
+  void theProductJarHasNoDemoAndSaysWhereItIs() {
+    assertThat(new picocli.CommandLine(new Main()).getSubcommands()).doesNotContainKey("demo");
+
+    Run run = run("demo", "--binaries", "/nowhere");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err().strip().lines()).hasSize(1);
+    assertThat(run.err()).contains("./demo").contains("demo-app/target/ioqos-demo.jar demo");
+  }
+
+  @Test
   void everyCommandAnswersHelpWithItsUsage() {
     picocli.CommandLine main = new picocli.CommandLine(new Main());
     assertThat(main.getSubcommands()).isNotEmpty();

@@ -1,4 +1,4 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import java.time.LocalTime;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,19 +34,25 @@ public final class LocalControlPlane implements AutoCloseable {
    * once a second meanwhile (it takes seconds).
    */
   public static LocalControlPlane start(ControlPlaneBinaries binaries, Runnable tick) {
-    KubeAPIServer server =
-        new KubeAPIServer(
-            KubeAPIServerConfigBuilder.anAPIServerConfig()
-                .withOfflineMode(true)
-                .withTestDir(binaries.directory().toString())
-                .withApiServerVersion(binaries.version())
-                .withUpdateKubeConfig(false)
-                .withStartupTimeout((int) STARTUP_TIMEOUT.toMillis())
-                .build());
+    return start(binaries, Map.of(), tick);
+  }
+
+  /** As {@link #start(ControlPlaneBinaries, Runnable)}, with more kube-apiserver flags. */
+  public static LocalControlPlane start(
+      ControlPlaneBinaries binaries, Map<String, String> apiServerFlags, Runnable tick) {
+    KubeAPIServerConfigBuilder config =
+        KubeAPIServerConfigBuilder.anAPIServerConfig()
+            .withOfflineMode(true)
+            .withTestDir(binaries.directory().toString())
+            .withApiServerVersion(binaries.version())
+            .withUpdateKubeConfig(false)
+            .withStartupTimeout((int) STARTUP_TIMEOUT.toMillis());
+    apiServerFlags.forEach(config::withApiServerFlag);
+    KubeAPIServer server = new KubeAPIServer(config.build());
     ScheduledExecutorService ticker =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread thread = new Thread(r, "ioqos-demo-progress");
+              Thread thread = new Thread(r, "ioqos-control-plane-progress");
               thread.setDaemon(true);
               return thread;
             });
@@ -106,6 +113,11 @@ public final class LocalControlPlane implements AutoCloseable {
     return toMidnight.compareTo(timeout.plusSeconds(10)) > 0
         ? Duration.ZERO
         : toMidnight.plusSeconds(1);
+  }
+
+  /** The admin's kubeconfig (client certificate in system:masters). */
+  public String kubeconfigYaml() {
+    return kubeconfigYaml;
   }
 
   /** A new client as the cluster admin; close it when done. */

@@ -2,6 +2,7 @@ package dev.ioqos.demo;
 
 import dev.ioqos.core.QosClass;
 import dev.ioqos.node.NodeConfig;
+import dev.ioqos.testkit.SandboxNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,5 +1,7 @@
 package dev.ioqos.demo;
 
+import dev.ioqos.testkit.Eventually;
+import dev.ioqos.testkit.MetricLine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -61,7 +63,7 @@ final class MetricsProbe {
 
   /** Waits until {@code metric} is non-zero for every pod. */
   void awaitNonZero(List<DemoPod> pods, String metric) {
-    Await.until(
+    Eventually.until(
         metric + " of every demo pod to be non-zero",
         () -> {
           List<MetricLine> lines = podLines(pods);

@@ -1,8 +1,10 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import java.nio.file.Path;
 
-/** The etcd, kube-apiserver and kubectl binaries the demo runs are not where it looks. */
+/**
+ * The etcd, kube-apiserver and kubectl binaries of the local control plane are not where it looks.
+ */
 public final class MissingControlPlaneException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 

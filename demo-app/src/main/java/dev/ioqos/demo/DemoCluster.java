@@ -2,15 +2,14 @@ package dev.ioqos.demo;
 
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.testkit.Eventually;
+import dev.ioqos.testkit.Pods;
+import dev.ioqos.testkit.Policies;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 
 /**
  * The demo's objects in the API server, created as an admin and a scheduler would; what kubelet
@@ -20,7 +19,7 @@ final class DemoCluster {
   static final String NODE = "ioqos-demo-node";
   static final String NAMESPACE = "ioqos-demo";
   static final String POLICY = "ioqos-demo";
-  static final String TIER_ANNOTATION = "ioqos.dev/tier";
+  static final String TIER_ANNOTATION = Pods.TIER_ANNOTATION;
 
   /** The IoPolicy the demo creates, as a user would write it. */
   static final String POLICY_YAML =
@@ -67,12 +66,7 @@ final class DemoCluster {
 
   /** Creates the policy; the API server validates it against the CRD schema first. */
   void createPolicy() {
-    IoPolicy policy =
-        client
-            .resources(IoPolicy.class)
-            .load(new ByteArrayInputStream(POLICY_YAML.getBytes(StandardCharsets.UTF_8)))
-            .item();
-    client.resource(policy).create();
+    client.resource(Policies.load(client, POLICY_YAML)).create();
   }
 
   void deletePolicy() {
@@ -84,40 +78,15 @@ final class DemoCluster {
    * it Running as kubelet would.
    */
   Pod createRunningPod(String name, String tier) {
-    PodBuilder pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(NAMESPACE)
-            .addToLabels("app", name)
-            .endMetadata()
-            .withNewSpec()
-            .withNodeName(NODE)
-            .addNewContainer()
-            .withName(name)
-            .withImage("registry.invalid/ioqos-demo/" + name + ":1")
-            .withNewResources()
-            .addToRequests("cpu", new Quantity("100m"))
-            .addToRequests("memory", new Quantity("64Mi"))
-            .endResources()
-            .endContainer()
-            .endSpec();
-    if (tier != null) {
-      pod.editMetadata().addToAnnotations(TIER_ANNOTATION, tier).endMetadata();
-    }
-    client.resource(pod.build()).create();
-    return client
-        .pods()
-        .inNamespace(NAMESPACE)
-        .withName(name)
-        .editStatus(
-            p ->
-                new PodBuilder(p)
-                    .editStatus()
-                    .withPhase("Running")
-                    .withStartTime(Instant.now().toString())
-                    .endStatus()
-                    .build());
+    client
+        .resource(
+            new PodBuilder(Pods.onNode(NAMESPACE, name, NODE, tier))
+                .editMetadata()
+                .addToLabels("app", name)
+                .endMetadata()
+                .build())
+        .create();
+    return client.pods().inNamespace(NAMESPACE).withName(name).editStatus(Pods::running);
   }
 
   /** The QoS class the API server computed for the pod (status.qosClass). */
@@ -128,7 +97,7 @@ final class DemoCluster {
   /** Waits for the agent's Event {@code reason} on the pod and returns its message. */
   String awaitEvent(String pod, String reason) {
     String[] message = new String[1];
-    Await.until(
+    Eventually.until(
         "the agent's " + reason + " Event on " + NAMESPACE + "/" + pod,
         () -> {
           client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()

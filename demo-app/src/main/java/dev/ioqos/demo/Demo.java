@@ -5,6 +5,11 @@ import dev.ioqos.agent.AgentConfig;
 import dev.ioqos.core.policy.DiskFacts;
 import dev.ioqos.metrics.MetricsServer;
 import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.testkit.ControlPlaneBinaries;
+import dev.ioqos.testkit.Eventually;
+import dev.ioqos.testkit.IoqosCrds;
+import dev.ioqos.testkit.LocalControlPlane;
+import dev.ioqos.testkit.MetricLine;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -88,7 +93,8 @@ public final class Demo {
     KubernetesClient client = cleanup.add("close the client", controlPlane.newClient());
 
     step(2, "CRDs from the jar (the repository's crds/), applied server-side:");
-    out.println("      " + String.join(", ", DemoCrds.install(client)) + ": Established");
+    out.println(
+        "      " + String.join(", ", IoqosCrds.install(client, "ioqos-demo")) + ": Established");
 
     DemoNode node =
         cleanup.add(
@@ -173,7 +179,7 @@ public final class Demo {
 
     step(7, "Policy deleted: kubectl delete iopolicy " + DemoCluster.POLICY);
     cluster.deletePolicy();
-    Await.until(
+    Eventually.until(
         "the agent to restore the defaults of every pod",
         () -> pods.stream().allMatch(p -> agent.ledger().get(p.uid()).isEmpty()));
     out.println("      no policy selects the pods: the agent restored what it had changed");
@@ -242,7 +248,7 @@ public final class Demo {
   }
 
   private void awaitTiers(MetricsProbe metrics, List<DemoPod> pods, Map<String, String> tiers) {
-    Await.until(
+    Eventually.until(
         "the agent to apply tiers " + tiers,
         () -> {
           List<MetricLine> lines = metrics.podLines(pods);

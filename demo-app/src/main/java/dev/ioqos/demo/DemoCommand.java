@@ -1,9 +1,6 @@
-package dev.ioqos.cli;
+package dev.ioqos.demo;
 
 import ch.qos.logback.classic.Level;
-import dev.ioqos.demo.Demo;
-import dev.ioqos.demo.DemoOptions;
-import dev.ioqos.demo.KernelDemo;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,14 +14,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The jar carries the checked-in CRDs, unchanged, one per API type. */
-class DemoCrdsTest {
+class IoqosCrdsTest {
   static final Path CRDS = Paths.get(System.getProperty("user.dir")).resolve("../crds").normalize();
 
   @Test
   void everyApiTypeHasItsCheckedInCrdAsAResource() throws Exception {
-    for (Class<? extends HasMetadata> type : DemoCrds.TYPES) {
-      String resource = DemoCrds.resource(type);
-      try (InputStream in = DemoCrds.class.getResourceAsStream(resource)) {
+    for (Class<? extends HasMetadata> type : IoqosCrds.TYPES) {
+      String resource = IoqosCrds.resource(type);
+      try (InputStream in = IoqosCrds.class.getResourceAsStream(resource)) {
         assertThat(in).as(resource).isNotNull();
         String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         Path file = CRDS.resolve(Paths.get(resource).getFileName().toString());
@@ -34,12 +34,12 @@ class DemoCrdsTest {
   }
 
   @Test
-  void everyCheckedInCrdIsInstalledByTheDemo() throws Exception {
+  void everyCheckedInCrdIsInstalled() throws Exception {
     try (Stream<Path> files = Files.list(CRDS)) {
       assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".yml")))
           .containsExactlyInAnyOrderElementsOf(
-              DemoCrds.TYPES.stream()
-                  .map(t -> Paths.get(DemoCrds.resource(t)).getFileName().toString())
+              IoqosCrds.TYPES.stream()
+                  .map(t -> Paths.get(IoqosCrds.resource(t)).getFileName().toString())
                   .toList());
     }
   }

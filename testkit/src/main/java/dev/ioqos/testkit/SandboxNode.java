@@ -1,4 +1,4 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import dev.ioqos.core.CgroupDriver;
 import dev.ioqos.core.PodCgroupLayout;
@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -43,6 +44,22 @@ public final class SandboxNode {
   public NodeConfig config() {
     return new NodeConfig(
         cgroupfs, sysfs, procfs, devfs, Optional.of(CgroupDriver.SYSTEMD), "/", "/var/lib/kubelet");
+  }
+
+  /**
+   * The node options of the {@code ioqos} commands that point at this tree: {@code --cgroupfs},
+   * {@code --sysfs}, {@code --procfs} and {@code --devfs}.
+   */
+  public List<String> rootOptions() {
+    return List.of(
+        "--cgroupfs",
+        cgroupfs.toString(),
+        "--sysfs",
+        sysfs.toString(),
+        "--procfs",
+        procfs.toString(),
+        "--devfs",
+        devfs.toString());
   }
 
   private void build() throws IOException {

@@ -1,4 +1,4 @@
-package dev.ioqos.cli;
+package dev.ioqos.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,7 +20,7 @@ class DemoCommandTest {
   Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int exit = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    int exit = DemoMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
     return new Run(exit, out.toString(), err.toString());
   }
 

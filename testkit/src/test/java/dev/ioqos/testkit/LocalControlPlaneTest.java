@@ -1,4 +1,4 @@
-package dev.ioqos.demo;
+package dev.ioqos.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
