@@ -143,7 +143,7 @@ public final class Demo {
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 agent.metrics(),
                 agent::ready));
-    MetricsProbe metrics = new MetricsProbe(server.port());
+    MetricsScrape metrics = new MetricsScrape(server.port());
     agent.start();
     out.println("      metrics, health and readiness on " + metrics.url());
     String disks = disks(agent, false);
@@ -247,7 +247,7 @@ public final class Demo {
     return uid -> agent.ledger().get(uid).map(LedgerEntry::tier).orElse("(none)");
   }
 
-  private void awaitTiers(MetricsProbe metrics, List<DemoPod> pods, Map<String, String> tiers) {
+  private void awaitTiers(MetricsScrape metrics, List<DemoPod> pods, Map<String, String> tiers) {
     Eventually.until(
         "the agent to apply tiers " + tiers,
         () -> {

@@ -15,12 +15,12 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /** Reads the agent's {@code /metrics} over HTTP, as Prometheus would. */
-final class MetricsProbe {
+final class MetricsScrape {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final URI uri;
 
-  MetricsProbe(int port) {
+  MetricsScrape(int port) {
     this.uri = URI.create("http://127.0.0.1:" + port + "/metrics");
   }
 
