@@ -7,7 +7,7 @@ import org.openjdk.jmh.results.Result;
 /** Runs {@link ApplyBenchmark} and prints the write path against its floor, per ledger place. */
 public final class ApplyBenchmarkMain {
   static final String REPRODUCE =
-      "./mvnw -B -q -Pbench -pl operator,bench -DskipTests -Dspotless.check.skip=true package"
+      "./mvnw -B -q -Pbench -pl bench -am -DskipTests -Dspotless.check.skip=true package"
           + " && java -jar bench/target/ioqos-bench.jar apply";
 
   private ApplyBenchmarkMain() {}
@@ -16,7 +16,7 @@ public final class ApplyBenchmarkMain {
     Map<String, Result<?>> byName = Jmh.run(ApplyBenchmark.class, args, "ledgerOn", "otherPods");
     System.out.println();
     System.out.println(
-        "ioqos apply benchmark: one pod, sandbox node tree (JVM: SerialGC, C1 only)");
+        "ioqos reconcile benchmark: one pod, sandbox node tree (JVM: SerialGC, C1 only)");
     System.out.printf(Locale.ROOT, "  %-56s %9s %9s %9s  (us per op)%n", "", "p10", "p50", "p90");
     for (String key : byName.keySet()) {
       if (!key.startsWith("tierChange/")) {

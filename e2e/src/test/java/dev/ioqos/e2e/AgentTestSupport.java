@@ -1,25 +1,21 @@
 package dev.ioqos.e2e;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.QosClass;
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.Eventually;
+import dev.ioqos.testkit.Pods;
+import dev.ioqos.testkit.Policies;
+import dev.ioqos.testkit.SandboxNode;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -93,55 +89,12 @@ abstract class AgentTestSupport {
   }
 
   IoPolicy policy(String name, String extraSpec) {
-    String yaml =
-        "apiVersion: ioqos.dev/v1alpha1\n"
-            + "kind: IoPolicy\n"
-            + "metadata:\n"
-            + "  name: "
-            + name
-            + "\n"
-            + "  labels: {ioqos-test: "
-            + namespace
-            + "}\n"
-            + "spec:\n"
-            + "  namespaceSelector: {matchLabels: {ioqos-test: "
-            + namespace
-            + "}}\n"
-            + "  tiers:\n"
-            + "    - {name: high, weight: 500}\n"
-            + "    - name: low\n"
-            + "      weight: 10\n"
-            + "      limits: {writeBytesPerSecond: 20Mi, writeIOPS: 200}\n"
-            + extraSpec;
-    IoPolicy policy =
-        client
-            .resources(IoPolicy.class)
-            .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-            .item();
-    return client.resource(policy).create();
+    String yaml = Policies.highAndLow(name, "ioqos-test", namespace, true, extraSpec);
+    return client.resource(Policies.load(client, yaml)).create();
   }
 
   Pod pod(String name, String tier, String onNode) {
-    PodBuilder pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(namespace)
-            .endMetadata()
-            .withNewSpec()
-            .withNodeName(onNode)
-            .addNewContainer()
-            .withName("main")
-            .withImage("registry.invalid/app:1")
-            .withNewResources()
-            .addToRequests("cpu", new Quantity("100m"))
-            .endResources()
-            .endContainer()
-            .endSpec();
-    if (tier != null) {
-      pod.editMetadata().addToAnnotations("ioqos.dev/tier", tier).endMetadata();
-    }
-    return client.resource(pod.build()).create();
+    return client.resource(Pods.onNode(namespace, name, onNode, tier)).create();
   }
 
   static String uid(Pod pod) {
@@ -153,23 +106,11 @@ abstract class AgentTestSupport {
   }
 
   static <T> T eventually(Supplier<T> value, java.util.function.Predicate<T> done, String what) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    T last = value.get();
-    while (!done.test(last) && System.nanoTime() < deadline) {
-      sleep(50);
-      last = value.get();
-    }
-    assertThat(done.test(last)).as(what + "; last seen: " + last).isTrue();
-    return last;
+    return Eventually.value(value, done, Duration.ofSeconds(20), what);
   }
 
   static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    Eventually.sleep(Duration.ofMillis(millis));
   }
 
   List<Event> events(Pod pod) {

@@ -13,16 +13,15 @@ import dev.ioqos.api.v1alpha1.IoPolicyStatus;
 import dev.ioqos.api.v1alpha1.PodCounts;
 import dev.ioqos.api.v1alpha1.PolicyPodCounts;
 import dev.ioqos.core.QosClass;
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.Eventually;
+import dev.ioqos.testkit.Pods;
+import dev.ioqos.testkit.Policies;
+import dev.ioqos.testkit.SandboxNode;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -109,32 +108,8 @@ class AggregatorIT {
   }
 
   IoPolicy policy(String name, String extraSpec) {
-    String yaml =
-        "apiVersion: ioqos.dev/v1alpha1\n"
-            + "kind: IoPolicy\n"
-            + "metadata:\n"
-            + "  name: "
-            + name
-            + "\n"
-            + "  labels: {ioqos-test: "
-            + id
-            + "}\n"
-            + "spec:\n"
-            + "  namespaceSelector: {matchLabels: {ioqos-test: "
-            + id
-            + "}}\n"
-            + "  tiers:\n"
-            + "    - {name: high, weight: 500}\n"
-            + "    - name: low\n"
-            + "      weight: 10\n"
-            + "      limits: {writeBytesPerSecond: 20Mi, writeIOPS: 200}\n"
-            + extraSpec;
-    IoPolicy policy =
-        client
-            .resources(IoPolicy.class)
-            .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-            .item();
-    return client.resource(policy).create();
+    String yaml = Policies.highAndLow(name, "ioqos-test", id, true, extraSpec);
+    return client.resource(Policies.load(client, yaml)).create();
   }
 
   static PolicyPodCounts counts(String policy, int applied, int failed) {
@@ -210,14 +185,7 @@ class AggregatorIT {
   }
 
   static <T> T eventually(Supplier<T> value, Predicate<T> done, String what, Duration within) {
-    long deadline = System.nanoTime() + within.toNanos();
-    T last = value.get();
-    while (!done.test(last) && System.nanoTime() < deadline) {
-      sleep(50);
-      last = value.get();
-    }
-    assertThat(done.test(last)).as(what + "; last seen: " + render(last)).isTrue();
-    return last;
+    return Eventually.value(value, done, within, what, AggregatorIT::render);
   }
 
   private static String render(Object value) {
@@ -225,12 +193,7 @@ class AggregatorIT {
   }
 
   static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    Eventually.sleep(Duration.ofMillis(millis));
   }
 
   // --- folding ---
@@ -341,26 +304,7 @@ class AggregatorIT {
   }
 
   Pod pod(String name, String tier, String onNode) {
-    PodBuilder pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(id)
-            .endMetadata()
-            .withNewSpec()
-            .withNodeName(onNode)
-            .addNewContainer()
-            .withName("main")
-            .withImage("registry.invalid/app:1")
-            .withNewResources()
-            .addToRequests("cpu", new Quantity("100m"))
-            .endResources()
-            .endContainer()
-            .endSpec();
-    if (tier != null) {
-      pod.editMetadata().addToAnnotations("ioqos.dev/tier", tier).endMetadata();
-    }
-    return client.resource(pod.build()).create();
+    return client.resource(Pods.onNode(id, name, onNode, tier)).create();
   }
 
   SandboxNode startAgent(String nodeName) {

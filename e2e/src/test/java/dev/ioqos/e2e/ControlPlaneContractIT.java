@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ioqos.agent.NodeScope;
+import dev.ioqos.testkit.Eventually;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -28,7 +29,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -220,11 +220,9 @@ class ControlPlaneContractIT {
       client.resource(pod("other-2", "node-b")).createOr(e -> e.update());
       client.resource(pod("mine-2", "node-a")).createOr(e -> e.update());
 
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!reconciler.seen.containsAll(List.of("node-a/mine-1", "node-a/mine-2"))
-          && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
+      Eventually.until(
+          "the reconciler to see node-a's pods",
+          () -> reconciler.seen.containsAll(List.of("node-a/mine-1", "node-a/mine-2")));
       assertThat(reconciler.seen).contains("node-a/mine-1", "node-a/mine-2");
       assertThat(reconciler.seen).allMatch(name -> name.startsWith("node-a/"));
     } finally {

@@ -1,5 +1,6 @@
 package dev.ioqos.e2e;
 
+import dev.ioqos.testkit.IoqosCrds;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /** Installs CustomResourceDefinitions the way an admin would and waits until they serve. */
@@ -48,25 +48,6 @@ final class Crds {
 
   /** Applies one CRD document server-side and waits for it to be Established. */
   static CustomResourceDefinition install(KubernetesClient client, InputStream yaml) {
-    CustomResourceDefinition crd =
-        client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
-    client.resource(crd).fieldManager("ioqos-e2e").forceConflicts().serverSideApply();
-    return client
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName(crd.getMetadata().getName())
-        .waitUntilCondition(
-            c ->
-                c != null
-                    && c.getStatus() != null
-                    && c.getStatus().getConditions() != null
-                    && c.getStatus().getConditions().stream()
-                        .anyMatch(
-                            cond ->
-                                cond.getType().equals("Established")
-                                    && cond.getStatus().equals("True")),
-            30,
-            TimeUnit.SECONDS);
+    return IoqosCrds.install(client, yaml, "ioqos-e2e");
   }
 }

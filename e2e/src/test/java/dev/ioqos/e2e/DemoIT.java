@@ -2,6 +2,7 @@ package dev.ioqos.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ioqos.testkit.MetricLine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,13 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code java -jar ioqos.jar demo}, the README's first command, as a newcomer runs it: the shaded
- * jar in a subprocess against etcd and kube-apiserver from {@code ~/.kubeapitest}. Asserts what it
- * prints: each pod's tier and the values read back, the tier change, the metrics and the revert.
+ * {@code java -jar ioqos-demo.jar demo}, the README's first command ({@code ./demo}), as a newcomer
+ * runs it: the demo module's shaded jar in a subprocess against etcd and kube-apiserver from {@code
+ * ~/.kubeapitest}. Asserts what it prints: each pod's tier and the values read back, the tier
+ * change, the metrics and the revert.
  */
 class DemoIT {
   static final Path JAR =
-      Paths.get(System.getProperty("user.dir")).resolve("../operator/target/ioqos.jar").normalize();
+      Paths.get(System.getProperty("user.dir"))
+          .resolve("../demo-app/target/ioqos-demo.jar")
+          .normalize();
   static final Path BINARIES =
       Paths.get(
           Optional.ofNullable(System.getProperty("ioqos.kubeapitest.dir"))
@@ -186,15 +190,11 @@ class DemoIT {
 
   /** The value of {@code name} for {@code pod} in a metrics sample (the first such line). */
   static double metric(String sample, String name, String pod) {
-    Matcher line =
-        Pattern.compile(
-                "(?m)^\\s*"
-                    + Pattern.quote(name)
-                    + "\\{[^}]*pod=\""
-                    + Pattern.quote(pod)
-                    + "\"[^}]*\\} (\\S+)$")
-            .matcher(sample);
-    assertThat(line.find()).as(name + " of " + pod + " in\n" + sample).isTrue();
-    return Double.parseDouble(line.group(1));
+    Optional<MetricLine> line =
+        MetricLine.parse(sample).stream()
+            .filter(l -> l.name().equals(name) && l.label("pod").equals(pod))
+            .findFirst();
+    assertThat(line).as(name + " of " + pod + " in\n" + sample).isPresent();
+    return line.get().value();
   }
 }

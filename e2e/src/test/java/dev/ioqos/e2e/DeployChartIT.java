@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
+import dev.ioqos.testkit.IoqosCrds;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -13,7 +14,6 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -220,12 +219,9 @@ class DeployChartIT {
   static void installCrds(KubernetesClient client) {
     try (Stream<Path> files = Files.list(chart().resolve("crds"))) {
       for (Path file : files.sorted().toList()) {
-        CustomResourceDefinition crd;
         try (var in = Files.newInputStream(file)) {
-          crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+          IoqosCrds.install(client, in, FIELD_MANAGER);
         }
-        client.resource(crd).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
-        awaitEstablished(client, crd.getMetadata().getName());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -233,23 +229,7 @@ class DeployChartIT {
   }
 
   static void awaitEstablished(KubernetesClient client, String name) {
-    client
-        .apiextensions()
-        .v1()
-        .customResourceDefinitions()
-        .withName(name)
-        .waitUntilCondition(
-            c ->
-                c != null
-                    && c.getStatus() != null
-                    && c.getStatus().getConditions() != null
-                    && c.getStatus().getConditions().stream()
-                        .anyMatch(
-                            cond ->
-                                cond.getType().equals("Established")
-                                    && cond.getStatus().equals("True")),
-            30,
-            TimeUnit.SECONDS);
+    IoqosCrds.awaitEstablished(client, name);
   }
 
   /** Creates a namespace for real (a dry run of a namespaced object needs it to exist). */

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,21 +26,12 @@ class ExplainIT extends AgentTestSupport {
     System.setProperty("kubeconfig", kubeconfig.toString());
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
+    List<String> args =
+        new ArrayList<>(List.of("explain", "--pod", namespace + "/" + pod.getMetadata().getName()));
+    args.addAll(node.rootOptions());
     int exit =
         Main.execute(
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            "explain",
-            "--pod",
-            namespace + "/" + pod.getMetadata().getName(),
-            "--cgroupfs",
-            node.cgroupfs.toString(),
-            "--sysfs",
-            node.sysfs.toString(),
-            "--procfs",
-            node.procfs.toString(),
-            "--devfs",
-            node.devfs.toString());
+            new PrintWriter(out, true), new PrintWriter(err, true), args.toArray(String[]::new));
     System.out.println(out);
     assertThat(err.toString()).isEmpty();
     assertThat(exit).isZero();

@@ -111,7 +111,7 @@ class KernelDemoIT {
         .contains("simulated:  the disks: QEMU software-emulated virtio disks (no KVM)")
         .contains("no kubelet: the pods are cgroup directories this script creates")
         .contains(
-            "no API server: ioqos apply --objects reads the IoPolicy and the pods from files");
+            "no API server: ioqos reconcile --objects reads the IoPolicy and the pods from files");
   }
 
   @Test

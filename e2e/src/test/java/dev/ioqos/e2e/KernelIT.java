@@ -35,9 +35,9 @@ import org.junit.jupiter.api.TestInstance;
  * Kernel in the loop (issue 5): boots a Debian kernel under QEMU (e2e/kernel/boot), makes the guest
  * a kubelet-like node with a real cgroup v2 tree and two virtio disks, runs ioqos's own code there
  * ({@code java -jar ioqos.jar probe} as a process, then {@link Guest}, which runs {@code ioqos
- * probe} and {@code ioqos apply} in one JVM, writes through ioqos's {@link CgroupFiles} and runs
- * fio inside pod leaf cgroups), and asserts here, on the host, on what the guest printed. One boot
- * per kernel series (a subclass each); the guest's console is in {@code
+ * probe} and {@code ioqos reconcile} in one JVM, writes through ioqos's {@link CgroupFiles} and
+ * runs fio inside pod leaf cgroups), and asserts here, on the host, on what the guest printed. One
+ * boot per kernel series (a subclass each); the guest's console is in {@code
  * e2e/target/kernel-SERIES/console.log}. Without QEMU or the kernel package the tests fail with the
  * reason, they never skip.
  */
@@ -165,7 +165,7 @@ abstract class KernelIT {
             "-cp",
             jar.toString(),
             "dev.ioqos.cli.Main",
-            "apply",
+            "reconcile",
             "--objects",
             dir.resolve("objects").toString(),
             "--state-dir",
@@ -399,7 +399,7 @@ abstract class KernelIT {
                 + " writer %.1f MiB/s%n"
                 + "  next to the writer on tier low:       %8.0f IOPS (%.0f%% of solo),"
                 + " writer %.1f MiB/s%n"
-                + "  reproduce: ./mvnw -B verify -pl operator,e2e -Dit.test=Kernel%sIT"
+                + "  reproduce: ./mvnw -B verify -pl e2e -am -Dit.test=Kernel%sIT"
                 + " -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false%n",
             series(),
             solo,
@@ -687,7 +687,7 @@ abstract class KernelIT {
           "apply-cgroupfs",
           () ->
               ioqos(
-                  "apply",
+                  "reconcile",
                   "--objects",
                   objects.toString(),
                   "--node-name",
@@ -735,7 +735,7 @@ abstract class KernelIT {
 
     static String apply() {
       return ioqos(
-          "apply", "--objects", OBJECTS.toString(), "--node-name", NODE, "--output", "json");
+          "reconcile", "--objects", OBJECTS.toString(), "--node-name", NODE, "--output", "json");
     }
 
     /** Runs an ioqos command in this JVM through the jar's entry point. */

@@ -12,12 +12,13 @@ import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.api.v1alpha1.PodCounts;
 import dev.ioqos.core.QosClass;
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.Eventually;
+import dev.ioqos.testkit.Pods;
+import dev.ioqos.testkit.Policies;
+import dev.ioqos.testkit.SandboxNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRule;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
@@ -28,7 +29,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.io.ByteArrayInputStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -562,64 +561,15 @@ class RbacIT {
   }
 
   static IoPolicy policy(String name, String namespaceLabel) {
-    String yaml =
-        """
-        apiVersion: ioqos.dev/v1alpha1
-        kind: IoPolicy
-        metadata: {name: %s}
-        spec:
-          namespaceSelector: {matchLabels: {ioqos-test: %s}}
-          tiers:
-            - {name: high, weight: 500}
-            - name: low
-              weight: 10
-              limits: {writeBytesPerSecond: 20Mi, writeIOPS: 200}
-        """
-            .formatted(name, namespaceLabel);
-    IoPolicy policy =
-        admin
-            .resources(IoPolicy.class)
-            .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-            .item();
-    return admin.resource(policy).createOr(e -> e.update());
+    String yaml = Policies.highAndLow(name, "ioqos-test", namespaceLabel, false, "");
+    return admin.resource(Policies.load(admin, yaml)).createOr(e -> e.update());
   }
 
   static Pod pod(String name, String namespace, String node) {
-    return admin
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .addToAnnotations("ioqos.dev/tier", "low")
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(node)
-                .addNewContainer()
-                .withName("main")
-                .withImage("registry.invalid/app:1")
-                .withNewResources()
-                .addToRequests("cpu", new Quantity("100m"))
-                .endResources()
-                .endContainer()
-                .endSpec()
-                .build())
-        .createOr(e -> e.update());
+    return admin.resource(Pods.onNode(namespace, name, node, "low")).createOr(e -> e.update());
   }
 
   static <T> T eventually(Supplier<T> value, Predicate<T> done, String what) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    T last = value.get();
-    while (!done.test(last) && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      last = value.get();
-    }
-    assertThat(done.test(last)).as(what + "; last seen: " + last).isTrue();
-    return last;
+    return Eventually.value(value, done, Duration.ofSeconds(30), what);
   }
 }

@@ -1,7 +1,8 @@
 package dev.ioqos.e2e;
 
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import dev.ioqos.testkit.ControlPlaneBinaries;
+import dev.ioqos.testkit.LocalControlPlane;
+import dev.ioqos.testkit.MissingControlPlaneException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -22,7 +23,8 @@ import org.testcontainers.utility.DockerImageName;
  *   <li>the user's cluster, when {@code IOQOS_E2E_KUBECONFIG} (or system property {@code
  *       ioqos.e2e.kubeconfig}) names a kubeconfig file;
  *   <li>else K3s in Testcontainers, when a Docker engine answers;
- *   <li>else kube-apiserver + etcd built by {@code e2e/control-plane/build}, run by kube-api-test.
+ *   <li>else kube-apiserver + etcd built by {@code e2e/control-plane/build}, run by the test kit's
+ *       {@link LocalControlPlane} (kube-api-test).
  * </ol>
  *
  * If none is possible the suite fails with a message that says how to build the binaries.
@@ -74,13 +76,10 @@ public final class TestCluster {
         Paths.get(
             Optional.ofNullable(System.getProperty("ioqos.kubeapitest.dir"))
                 .orElse(System.getProperty("user.home") + "/.kubeapitest"));
-    Path versionFile = dir.resolve("k8s/ioqos-version");
-    String version = Files.isRegularFile(versionFile) ? read(versionFile).strip() : null;
-    Path binaries = version == null ? null : dir.resolve("k8s/" + version + "-linux-amd64");
-    if (binaries == null
-        || !Files.isExecutable(binaries.resolve("kube-apiserver"))
-        || !Files.isExecutable(binaries.resolve("etcd"))
-        || !Files.isExecutable(binaries.resolve("kubectl"))) {
+    ControlPlaneBinaries binaries;
+    try {
+      binaries = ControlPlaneBinaries.locate(dir, "amd64");
+    } catch (MissingControlPlaneException e) {
       throw new IllegalStateException(
           "No Kubernetes API server for the e2e tests: no IOQOS_E2E_KUBECONFIG, no Docker engine,"
               + " and no control-plane binaries under "
@@ -88,23 +87,15 @@ public final class TestCluster {
               + "/k8s. Build them with `e2e/control-plane/build "
               + dir
               + "` (about 18 minutes cold on 2 cores; `./mvnw verify` runs it for you), or set"
-              + " IOQOS_E2E_KUBECONFIG to a kubeconfig file of a cluster you own.");
+              + " IOQOS_E2E_KUBECONFIG to a kubeconfig file of a cluster you own.",
+          e);
     }
-    KubeAPIServer server =
-        new KubeAPIServer(
-            KubeAPIServerConfigBuilder.anAPIServerConfig()
-                .withOfflineMode(true)
-                .withTestDir(dir.toString())
-                .withApiServerVersion(version)
-                .withUpdateKubeConfig(false)
-                .withStartupTimeout(120_000)
-                .build());
-    dev.ioqos.demo.LocalControlPlane.startServer(server, java.time.Duration.ofSeconds(120));
+    LocalControlPlane controlPlane = LocalControlPlane.start(binaries, () -> {});
     return new TestCluster(
-        "local kube-apiserver " + version + " (kube-api-test)",
-        server.getKubeConfigYaml(),
-        Optional.of(binaries.resolve("kubectl")),
-        server::stop);
+        "local kube-apiserver " + binaries.version() + " (kube-api-test)",
+        controlPlane.kubeconfigYaml(),
+        Optional.of(binaries.binDir().resolve("kubectl")),
+        controlPlane::close);
   }
 
   private static boolean dockerAvailable() {

@@ -24,11 +24,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@code ioqos apply}'s loop: the agent's {@link PodPass} over Pods, Namespaces and a Node given as
- * objects (read from files) instead of informers. It leaves alone what the agent would never see
- * (pods bound to another node), forgets finished pods as the agent does, runs the pass for every
- * other pod and reverts the ledger's pods that are not among the objects any more, then runs the
- * node-level {@link QosSliceStep} once.
+ * {@code ioqos reconcile}'s loop: the agent's {@link PodPass} over Pods, Namespaces and a Node
+ * given as objects (read from files) instead of informers. It leaves alone what the agent would
+ * never see (pods bound to another node), forgets finished pods as the agent does, runs the pass
+ * for every other pod and reverts the ledger's pods that are not among the objects any more, then
+ * runs the node-level {@link QosSliceStep} once.
  */
 public final class ObjectsPass {
 

@@ -2,7 +2,7 @@ package dev.ioqos.api;
 
 /**
  * An IoPolicy that cannot be turned into rules (admission should have refused it; files given to
- * {@code ioqos apply} had no admission). The message names the policy and the field.
+ * {@code ioqos reconcile} had no admission). The message names the policy and the field.
  */
 public final class UnusablePolicyException extends IllegalArgumentException {
   private final String policy;

@@ -15,11 +15,10 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       AggregateCommand.class,
       ExplainCommand.class,
-      ApplyCommand.class,
+      ReconcileCommand.class,
       PathCommand.class,
       DeviceCommand.class,
-      ProbeCommand.class,
-      DemoCommand.class
+      ProbeCommand.class
     })
 public final class Main {
 
@@ -37,7 +36,16 @@ public final class Main {
 
   /** Runs a command line with the given output streams, as tests do. */
   public static int execute(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine commandLine = new CommandLine(new Main()).setOut(out).setErr(err);
+    return execute(new CommandLine(new Main()), out, err, args);
+  }
+
+  /**
+   * Runs a command line of another {@code ioqos} command tree (the demo jar's) the same way: errors
+   * as one sentence on stderr, exit code 1, argument errors with a usage hint, exit code 2.
+   */
+  public static int execute(
+      CommandLine commandLine, PrintWriter out, PrintWriter err, String... args) {
+    commandLine.setOut(out).setErr(err);
     commandLine.setExecutionExceptionHandler(
         (error, cmd, parseResult) -> {
           cmd.getErr().println("ioqos " + cmd.getCommandName() + ": " + sentence(error));
@@ -46,6 +54,17 @@ public final class Main {
     commandLine.setParameterExceptionHandler(
         (error, args1) -> {
           CommandLine cmd = error.getCommandLine();
+          if (cmd.getParent() == null
+              && args1.length > 0
+              && args1[0].equals("demo")
+              && !cmd.getSubcommands().containsKey("demo")) {
+            // The demo moved out of the product jar (issue 16): say where it went.
+            cmd.getErr()
+                .println(
+                    "ioqos: the demo is not in the product jar; run ./demo from the repository,"
+                        + " or java -jar demo-app/target/ioqos-demo.jar demo");
+            return 2;
+          }
           cmd.getErr().println("ioqos: " + error.getMessage());
           cmd.getErr().println("Run 'ioqos " + cmd.getCommandName() + " --help' for usage.");
           return 2;

@@ -16,8 +16,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * How {@code ioqos apply} shows a pod pass's outcome: one JSON object per pod (field names are a
- * contract of {@code --output json}; the kernel tests read them) or aligned text lines.
+ * How {@code ioqos reconcile} shows a pod pass's outcome: one JSON object per pod (field names are
+ * a contract of {@code --output json}; the kernel tests read them) or aligned text lines.
  */
 final class OutcomeRendering {
   private OutcomeRendering() {}

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.OptionalDouble;
 
 /**
- * How {@code ioqos apply} and {@code explain} show the QoS slice step: JSON (field names are a
+ * How {@code ioqos reconcile} and {@code explain} show the QoS slice step: JSON (field names are a
  * contract of {@code --output json}; the kernel tests read them) or text lines.
  */
 final class SliceRendering {

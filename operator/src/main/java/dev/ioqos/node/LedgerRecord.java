@@ -10,7 +10,7 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
- * One {@link LedgerEntry} as the ledger's files hold it (and {@code ioqos apply --output json}
+ * One {@link LedgerEntry} as the ledger's files hold it (and {@code ioqos reconcile --output json}
  * shows it): plain JSON, devices keyed by {@code MAJ:MIN}, limits by io.max key ({@code rbps wbps
  * riops wiops}; a missing key is {@code max}). The only place that knows this shape.
  */

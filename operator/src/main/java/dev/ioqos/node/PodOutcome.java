@@ -12,7 +12,7 @@ import java.util.Optional;
 /**
  * What one {@link PodPass} did to one pod and has to report: how it ended, the decision, the disks
  * and desired values, what the kernel was given and refused, and the Events for the pod's owner.
- * The agent hands it to its reporters, {@code ioqos apply} and {@code explain} render it.
+ * The agent hands it to its reporters, {@code ioqos reconcile} and {@code explain} render it.
  *
  * @param decision empty only for a pod known from the ledger alone (reverted by {@code ioqos
  *     apply})

@@ -175,7 +175,7 @@ public final class PodPass {
 
   /**
    * Restores the defaults for a pod that only the ledger knows (its object is gone, its cgroup may
-   * not be): what {@code ioqos apply} does for pods no longer among its objects.
+   * not be): what {@code ioqos reconcile} does for pods no longer among its objects.
    */
   public PodOutcome revertAbsent(LedgerEntry entry, String why) {
     PodFacts pod =

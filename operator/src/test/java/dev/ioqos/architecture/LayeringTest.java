@@ -67,7 +67,7 @@ class LayeringTest {
             "dev.ioqos.metrics..",
             "dev.ioqos.cli..")
         .because(
-            "the pod pass, ledger and engine run the same in the agent, ioqos apply and explain"
+            "the pod pass, ledger and engine run the same in the agent, ioqos reconcile and explain"
                 + " (DESIGN.md, layout)")
         .check(classes);
   }

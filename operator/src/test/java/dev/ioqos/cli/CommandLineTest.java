@@ -48,13 +48,28 @@ class CommandLineTest {
   }
 
   @Test
+  void theProductJarHasNoDemoAndSaysWhereItIs() {
+    assertThat(new picocli.CommandLine(new Main()).getSubcommands()).doesNotContainKey("demo");
+
+    Run run = run("demo", "--binaries", "/nowhere");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err().strip().lines()).hasSize(1);
+    assertThat(run.err()).contains("./demo").contains("demo-app/target/ioqos-demo.jar demo");
+  }
+
+  @Test
   void everyCommandAnswersHelpWithItsUsage() {
     picocli.CommandLine main = new picocli.CommandLine(new Main());
     assertThat(main.getSubcommands()).isNotEmpty();
-    for (String name : main.getSubcommands().keySet()) {
+    // Keys include aliases (apply for reconcile): the usage names the command's own name.
+    for (var command : main.getSubcommands().entrySet()) {
+      String name = command.getKey();
       Run help = run(name, "--help");
       assertThat(help.exit()).as(name + " --help exit").isZero();
-      assertThat(help.out()).as(name + " --help").contains("Usage: ioqos " + name);
+      assertThat(help.out())
+          .as(name + " --help")
+          .contains("Usage: ioqos " + command.getValue().getCommandName());
       assertThat(help.err()).as(name + " --help stderr").isEmpty();
     }
   }

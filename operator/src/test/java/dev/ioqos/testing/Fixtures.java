@@ -4,13 +4,19 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Map;
 import java.util.stream.Stream;
 
-/** Copies a fixture tree from src/test/resources into a writable temp directory. */
+/**
+ * Copies a fixture tree from src/test/resources into a writable temp directory; from the directory,
+ * or from this module's test jar when another module's tests use it (the demo's).
+ */
 public final class Fixtures {
   private Fixtures() {}
 
@@ -22,8 +28,8 @@ public final class Fixtures {
     if (url == null) {
       throw new IllegalArgumentException("no fixture " + scenario + " on the test classpath");
     }
-    try {
-      Path source = Paths.get(url.toURI());
+    try (FileSystem jar = openJar(url)) {
+      Path source = jar == null ? Paths.get(url.toURI()) : jar.provider().getPath(url.toURI());
       try (Stream<Path> files = Files.walk(source)) {
         for (Path file : (Iterable<Path>) files::iterator) {
           Path copy = target.resolve(source.relativize(file).toString());
@@ -49,5 +55,13 @@ public final class Fixtures {
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The test jar's file system when {@code url} points into a jar, else null. */
+  private static FileSystem openJar(URL url) throws IOException, URISyntaxException {
+    if (!url.getProtocol().equals("jar")) {
+      return null;
+    }
+    return FileSystems.newFileSystem(url.toURI(), Map.of());
   }
 }

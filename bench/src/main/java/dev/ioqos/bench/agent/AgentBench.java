@@ -1,8 +1,9 @@
 package dev.ioqos.bench.agent;
 
 import dev.ioqos.bench.agent.PodDriver.BenchPod;
-import dev.ioqos.demo.DemoCrds;
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.IoqosCrds;
+import dev.ioqos.testkit.MetricLine;
+import dev.ioqos.testkit.SandboxNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -100,7 +101,7 @@ public final class AgentBench {
     config.setUserAgent(DRIVER_UA);
     config.setRequestTimeout(30_000);
     client = new KubernetesClientBuilder().withConfig(config).build();
-    DemoCrds.install(client);
+    IoqosCrds.install(client, "ioqos-bench");
     node = new SandboxNode(work.resolve("node"));
     driver = new PodDriver(client, node, NODE, NAMESPACE);
     driver.prepareCluster();
@@ -240,10 +241,12 @@ public final class AgentBench {
     idle.put("threads", agent.procStatus("Threads"));
     idle.put("threadNames", agent.threadNames());
     String metrics = agent.get("/metrics");
-    idle.put("heapUsed", Exposition.sum(metrics, "jvm_memory_used_bytes", "area=\"heap\""));
+    idle.put("heapUsed", MetricLine.sum(metrics, "jvm_memory_used_bytes", Map.of("area", "heap")));
     idle.put(
-        "heapCommitted", Exposition.sum(metrics, "jvm_memory_committed_bytes", "area=\"heap\""));
-    idle.put("nonHeapUsed", Exposition.sum(metrics, "jvm_memory_used_bytes", "area=\"nonheap\""));
+        "heapCommitted",
+        MetricLine.sum(metrics, "jvm_memory_committed_bytes", Map.of("area", "heap")));
+    idle.put(
+        "nonHeapUsed", MetricLine.sum(metrics, "jvm_memory_used_bytes", Map.of("area", "nonheap")));
     List<AuditLog.Request> requests = audit.requests(from, to, ua -> ua.startsWith(AGENT_UA));
     idle.put("requests", requests);
     report.steadyState(idle, AuditLog.byKind(requests));
@@ -382,8 +385,8 @@ public final class AgentBench {
     sampler.shutdownNow();
     String metrics1 = agent.get("/metrics");
     double failures =
-        Exposition.sum(metrics1, "ioqos_apply_total", "result=\"failure\"")
-            - Exposition.sum(metrics0, "ioqos_apply_total", "result=\"failure\"");
+        MetricLine.sum(metrics1, "ioqos_apply_total", Map.of("result", "failure"))
+            - MetricLine.sum(metrics0, "ioqos_apply_total", Map.of("result", "failure"));
     List<String> problems = agent.problems();
     List<String> newProblems = problems.subList(logProblems0, problems.size());
     Map<String, Object> churn = new HashMap<>();
@@ -392,9 +395,11 @@ public final class AgentBench {
     churn.put("cpu", cpu);
     churn.put("rssMax", rssMax.get());
     churn.put("threadsMax", threadsMax.get());
-    churn.put("heapUsed", Exposition.sum(metrics1, "jvm_memory_used_bytes", "area=\"heap\""));
     churn.put(
-        "heapCommitted", Exposition.sum(metrics1, "jvm_memory_committed_bytes", "area=\"heap\""));
+        "heapUsed", MetricLine.sum(metrics1, "jvm_memory_used_bytes", Map.of("area", "heap")));
+    churn.put(
+        "heapCommitted",
+        MetricLine.sum(metrics1, "jvm_memory_committed_bytes", Map.of("area", "heap")));
     List<AuditLog.Request> requests = audit.requests(from, to, ua -> ua.startsWith(AGENT_UA));
     List<AuditLog.Request> driverRequests = audit.requests(from, to, DRIVER_UA::equals);
     churn.put("requests", requests);
@@ -438,8 +443,8 @@ public final class AgentBench {
       body = new String(agent.getBytes("/metrics"), StandardCharsets.UTF_8);
       bareRead(files);
     }
-    double readSum0 = Exposition.sum(body, "ioqos_metrics_read_duration_seconds_sum");
-    double readCount0 = Exposition.sum(body, "ioqos_metrics_read_duration_seconds_count");
+    double readSum0 = MetricLine.sum(body, "ioqos_metrics_read_duration_seconds_sum", Map.of());
+    double readCount0 = MetricLine.sum(body, "ioqos_metrics_read_duration_seconds_count", Map.of());
     double cpu = 0;
     for (int i = 0; i < options.scrapes; i++) {
       // Longer than the pods' 500 ms snapshot age, so every scrape reads every file again.
@@ -456,15 +461,18 @@ public final class AgentBench {
       bareRead(files);
       bare.addNanos(System.nanoTime() - t1);
     }
-    double reads = Exposition.sum(body, "ioqos_metrics_read_duration_seconds_count") - readCount0;
+    double reads =
+        MetricLine.sum(body, "ioqos_metrics_read_duration_seconds_count", Map.of()) - readCount0;
     double readMs =
-        1000 * (Exposition.sum(body, "ioqos_metrics_read_duration_seconds_sum") - readSum0) / reads;
+        1000
+            * (MetricLine.sum(body, "ioqos_metrics_read_duration_seconds_sum", Map.of()) - readSum0)
+            / reads;
     report.scrape(
         live.size(),
         files.size(),
         scrape,
         bare,
-        Exposition.series(body),
+        MetricLine.parse(body).size(),
         body.length(),
         readMs,
         1000 * cpu / options.scrapes);

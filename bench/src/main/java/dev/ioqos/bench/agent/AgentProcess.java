@@ -1,6 +1,6 @@
 package dev.ioqos.bench.agent;
 
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.SandboxNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -52,19 +52,10 @@ final class AgentProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmFlags);
+    command.addAll(List.of("-jar", jar.toString(), "run"));
+    command.addAll(node.rootOptions());
     command.addAll(
         List.of(
-            "-jar",
-            jar.toString(),
-            "run",
-            "--cgroupfs",
-            node.cgroupfs.toString(),
-            "--sysfs",
-            node.sysfs.toString(),
-            "--procfs",
-            node.procfs.toString(),
-            "--devfs",
-            node.devfs.toString(),
             "--cgroup-driver",
             "systemd",
             "--state-dir",

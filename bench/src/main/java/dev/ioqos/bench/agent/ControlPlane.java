@@ -1,15 +1,16 @@
 package dev.ioqos.bench.agent;
 
-import io.fabric8.kubeapitest.KubeAPIServer;
-import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import dev.ioqos.testkit.ControlPlaneBinaries;
+import dev.ioqos.testkit.LocalControlPlane;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
- * etcd + kube-apiserver from the binaries the e2e suites build (kube-api-test, offline), with an
- * audit log of every request at Metadata level, so that the agent's requests are counted by the
- * server rather than by the client that makes them.
+ * etcd + kube-apiserver from the binaries the e2e suites build (the test kit's local control
+ * plane), with an audit log of every request at Metadata level, so that the agent's requests are
+ * counted by the server rather than by the client that makes them.
  */
 final class ControlPlane implements AutoCloseable {
   private static final String AUDIT_POLICY =
@@ -22,9 +23,9 @@ final class ControlPlane implements AutoCloseable {
   final String version;
   final Path auditLog;
   final Path kubeconfig;
-  private final KubeAPIServer server;
+  private final LocalControlPlane server;
 
-  private ControlPlane(String version, Path auditLog, Path kubeconfig, KubeAPIServer server) {
+  private ControlPlane(String version, Path auditLog, Path kubeconfig, LocalControlPlane server) {
     this.version = version;
     this.auditLog = auditLog;
     this.kubeconfig = kubeconfig;
@@ -32,33 +33,20 @@ final class ControlPlane implements AutoCloseable {
   }
 
   static ControlPlane start(Path binariesDir, Path workDir) throws IOException {
-    Path versionFile = binariesDir.resolve("k8s/ioqos-version");
-    if (!Files.isRegularFile(versionFile)) {
-      throw new IllegalStateException(
-          "no control-plane binaries in "
-              + binariesDir
-              + "/k8s: build them with `e2e/control-plane/build "
-              + binariesDir
-              + "`");
-    }
-    String version = Files.readString(versionFile).strip();
+    ControlPlaneBinaries binaries =
+        ControlPlaneBinaries.locate(binariesDir, ControlPlaneBinaries.jvmArch());
     Path policy = Files.writeString(workDir.resolve("audit-policy.yaml"), AUDIT_POLICY);
     Path auditLog = workDir.resolve("audit.log");
-    KubeAPIServer server =
-        new KubeAPIServer(
-            KubeAPIServerConfigBuilder.anAPIServerConfig()
-                .withOfflineMode(true)
-                .withTestDir(binariesDir.toString())
-                .withApiServerVersion(version)
-                .withUpdateKubeConfig(false)
-                .withStartupTimeout(120_000)
-                .withApiServerFlag("--audit-policy-file", policy.toString())
-                .withApiServerFlag("--audit-log-path", auditLog.toString())
-                .withApiServerFlag("--audit-log-maxsize", "0")
-                .build());
-    dev.ioqos.demo.LocalControlPlane.startServer(server, java.time.Duration.ofSeconds(120));
-    Path kubeconfig = Files.writeString(workDir.resolve("kubeconfig"), server.getKubeConfigYaml());
-    return new ControlPlane(version, auditLog, kubeconfig, server);
+    LocalControlPlane server =
+        LocalControlPlane.start(
+            binaries,
+            Map.of(
+                "--audit-policy-file", policy.toString(),
+                "--audit-log-path", auditLog.toString(),
+                "--audit-log-maxsize", "0"),
+            () -> {});
+    Path kubeconfig = Files.writeString(workDir.resolve("kubeconfig"), server.kubeconfigYaml());
+    return new ControlPlane(binaries.version(), auditLog, kubeconfig, server);
   }
 
   String kubeconfigYaml() throws IOException {
@@ -67,6 +55,6 @@ final class ControlPlane implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop();
+    server.close();
   }
 }

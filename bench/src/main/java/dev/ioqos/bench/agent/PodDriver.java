@@ -1,20 +1,18 @@
 package dev.ioqos.bench.agent;
 
 import dev.ioqos.core.QosClass;
-import dev.ioqos.demo.SandboxNode;
+import dev.ioqos.testkit.Pods;
+import dev.ioqos.testkit.Policies;
+import dev.ioqos.testkit.SandboxNode;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Map;
 
 /**
@@ -23,7 +21,7 @@ import java.util.Map;
  * annotation, and deletes them (cgroup first, then the object, as kubelet finishes a pod).
  */
 final class PodDriver {
-  static final String TIER_ANNOTATION = "ioqos.dev/tier";
+  static final String TIER_ANNOTATION = Pods.TIER_ANNOTATION;
   static final QosClass QOS = QosClass.BURSTABLE;
 
   /** One pod the driver made. */
@@ -63,48 +61,13 @@ final class PodDriver {
                 .endMetadata()
                 .build())
         .createOr(e -> e.update());
-    String policy =
-        "apiVersion: ioqos.dev/v1alpha1\n"
-            + "kind: IoPolicy\n"
-            + "metadata: {name: bench}\n"
-            + "spec:\n"
-            + "  namespaceSelector: {matchLabels: {ioqos-bench: 'true'}}\n"
-            + "  tiers:\n"
-            + "    - {name: high, weight: 500}\n"
-            + "    - name: low\n"
-            + "      weight: 10\n"
-            + "      limits: {writeBytesPerSecond: 20Mi, writeIOPS: 200}\n";
-    client
-        .resource(
-            client
-                .resources(dev.ioqos.api.v1alpha1.IoPolicy.class)
-                .load(new java.io.ByteArrayInputStream(policy.getBytes()))
-                .item())
-        .createOr(e -> e.update());
+    String policy = Policies.highAndLow("bench", "ioqos-bench", "true", false, "");
+    client.resource(Policies.load(client, policy)).createOr(e -> e.update());
   }
 
   /** Binds a pod to the node (Pending); the caller then creates its cgroup and reports it. */
   Pod bind(String name, String tier) {
-    return client
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .withAnnotations(Map.of(TIER_ANNOTATION, tier))
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(nodeName)
-                .addNewContainer()
-                .withName("main")
-                .withImage("registry.invalid/app:1")
-                .withNewResources()
-                .addToRequests("cpu", new Quantity("100m"))
-                .endResources()
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
+    return client.resource(Pods.onNode(namespace, name, nodeName, tier)).create();
   }
 
   /** Creates the pod's cgroup as kubelet does, with an io.stat of two disks as the kernel keeps. */
@@ -120,24 +83,7 @@ final class PodDriver {
 
   /** Reports the pod Running through the status subresource, as kubelet does. */
   void running(Pod pod) {
-    String now = Instant.now().toString();
-    Pod withStatus =
-        new PodBuilder(pod)
-            .withNewStatus()
-            .withPhase("Running")
-            .withHostIP("10.0.0.1")
-            .withPodIP("10.244.0.10")
-            .withStartTime(now)
-            .withQosClass("Burstable")
-            .withConditions(
-                new PodConditionBuilder()
-                    .withType("Ready")
-                    .withStatus("True")
-                    .withLastTransitionTime(now)
-                    .build())
-            .endStatus()
-            .build();
-    client.resource(withStatus).updateStatus();
+    client.resource(Pods.running(pod)).updateStatus();
   }
 
   void setTier(String name, String tier) {
