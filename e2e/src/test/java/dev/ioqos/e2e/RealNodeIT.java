@@ -323,7 +323,11 @@ abstract class RealNodeIT {
         "agent container memory.current %.1f MiB with %d managed pods",
         agentMemoryMiB(), client.pods().inNamespace(NS).list().getItems().size());
     assertThat(alone).isPositive();
-    assertThat(cappedWriter * 1048576).isBetween(CAP_BPS * 0.9, CAP_BPS * 1.05);
+    // The cap holds the writer (upper bound); the lower bound only says the writer ran at the cap
+    // and not slower for another reason. It is wider than the dedicated capped-writer test's 5%:
+    // this writer shares the emulated node's two vCPUs with a 16-deep random reader, and on a
+    // loaded host it measured 8.98 MiB/s once (RealNodeSystemdIT, the host running other guests).
+    assertThat(cappedWriter * 1048576).isBetween(CAP_BPS * 0.8, CAP_BPS * 1.05);
   }
 
   /** The agent container's memory.current, read from its cgroup on the node, in MiB. */
