@@ -131,8 +131,12 @@ class AgentIT extends AgentTestSupport {
     Pod app = pod("app", "low", nodeName);
     node.createPod(uid(app), QosClass.BURSTABLE);
     awaitCap(app, LOW_CAP);
+    // The ledger is written before the cgroup; the metrics learn of the pod right after the kernel.
     assertThat(agent.ledger().get(uid(app))).isPresent();
-    assertThat(agent.metrics().pods().tracked()).contains(uid(app));
+    eventually(
+        () -> agent.metrics().pods().tracked().contains(uid(app)),
+        Boolean::booleanValue,
+        "the metrics track the pod");
 
     // As kubelet does: the cgroup goes, then the pod object.
     node.removePod(uid(app), QosClass.BURSTABLE);

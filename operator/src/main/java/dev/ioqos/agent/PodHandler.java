@@ -52,7 +52,6 @@ public final class PodHandler {
   public Optional<Duration> handle(PodFacts pod, NodeFacts node, Collection<PolicyRules> policies) {
     PodOutcome outcome = pass.run(pod, node, policies);
     PodTarget target = new PodTarget(pod, outcome.cgroupPath().orElse(""));
-    outcome.events().forEach(event -> events.post(target, event));
     outcome
         .kernelTime()
         .ifPresent(took -> metrics.kernelCall(operation(outcome), result(outcome), took));
@@ -62,6 +61,9 @@ public final class PodHandler {
     } else {
       recordManaged(outcome, target);
     }
+    // Events last: posting one is a round trip to the API server, and the node's own state and
+    // metrics should say what the kernel holds as soon as it holds it.
+    outcome.events().forEach(event -> events.post(target, event));
     if (outcome.retry()) {
       Duration retry = backoff.next(pod.uid());
       if (outcome.kind() == Kind.CGROUP_MISSING) {
