@@ -5,13 +5,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -82,11 +79,7 @@ public final class Ledger {
    * moved aside (its name logged) rather than lost or trusted.
    */
   public static Ledger open(Path stateDir) {
-    try {
-      Files.createDirectories(stateDir);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the state directory " + stateDir, e);
-    }
+    StateFiles.createDirectory(stateDir);
     Ledger ledger = new Ledger(stateDir.resolve("ledger.json"));
     ledger.load();
     return ledger;
@@ -149,15 +142,7 @@ public final class Ledger {
   }
 
   private void moveAside(Path unreadable, Exception e) {
-    Path aside =
-        unreadable.resolveSibling(
-            unreadable.getFileName() + ".corrupt-" + System.currentTimeMillis());
-    try {
-      Files.move(unreadable, aside);
-    } catch (IOException moveFailed) {
-      throw new UncheckedIOException(
-          "cannot move the unreadable ledger " + unreadable + " aside", moveFailed);
-    }
+    Path aside = StateFiles.moveAside(unreadable);
     LOG.error(
         "The ledger file {} could not be read ({}); it was moved to {} and ioqos goes on without"
             + " what it held: values recorded there cannot be reverted automatically.",
@@ -236,23 +221,9 @@ public final class Ledger {
 
   /** The whole ledger to a new snapshot; the journal it replaces goes. Holds persistLock. */
   private void writeSnapshot(List<LedgerEntry> entries) {
-    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      byte[] data = json.writeValueAsBytes(entries.stream().map(LedgerRecord::of).toList());
-      try (FileChannel channel =
-          FileChannel.open(
-              temp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
-        write(channel, data);
-        channel.force(true);
-      }
-      try {
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
+      StateFiles.replace(
+          file, json.writeValueAsBytes(entries.stream().map(LedgerRecord::of).toList()));
       snapshotOnDisk = true;
       Files.deleteIfExists(journal);
       journalLines = 0;
@@ -274,19 +245,12 @@ public final class Ledger {
               StandardOpenOption.CREATE,
               StandardOpenOption.APPEND,
               StandardOpenOption.WRITE)) {
-        write(channel, lines.toString().getBytes(StandardCharsets.UTF_8));
+        StateFiles.write(channel, lines.toString().getBytes(StandardCharsets.UTF_8));
         channel.force(false);
       }
       journalLines += batch.size();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot append to the ledger journal " + journal, e);
-    }
-  }
-
-  private static void write(FileChannel channel, byte[] data) throws IOException {
-    ByteBuffer buffer = ByteBuffer.wrap(data);
-    while (buffer.hasRemaining()) {
-      channel.write(buffer);
     }
   }
 }

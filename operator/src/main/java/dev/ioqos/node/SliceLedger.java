@@ -6,12 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ioqos.core.WeightRange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,25 +60,13 @@ public final class SliceLedger {
    * Opens {@code slices.json} in {@code stateDir}; an unreadable file is moved aside and logged.
    */
   public static SliceLedger open(Path stateDir) {
-    try {
-      Files.createDirectories(stateDir);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the state directory " + stateDir, e);
-    }
+    StateFiles.createDirectory(stateDir);
     SliceLedger ledger = new SliceLedger(stateDir.resolve("slices.json"));
     if (Files.exists(ledger.file)) {
       try {
-        for (Entry entry : ledger.json.readValue(ledger.file.toFile(), ENTRIES)) {
-          ledger.byKey.put(entry.key(), entry);
-        }
+        ledger.load();
       } catch (IOException | RuntimeException e) {
-        Path aside =
-            ledger.file.resolveSibling("slices.json.corrupt-" + System.currentTimeMillis());
-        try {
-          Files.move(ledger.file, aside);
-        } catch (IOException moveFailed) {
-          throw new UncheckedIOException("cannot move " + ledger.file + " aside", moveFailed);
-        }
+        Path aside = StateFiles.moveAside(ledger.file);
         LOG.error(
             "The slice ledger {} could not be read ({}); moved to {}: the QoS slices' original"
                 + " weights it held cannot be restored automatically.",
@@ -102,14 +86,18 @@ public final class SliceLedger {
     SliceLedger ledger = new SliceLedger(stateDir.resolve("slices.json"));
     if (Files.isRegularFile(ledger.file)) {
       try {
-        for (Entry entry : ledger.json.readValue(ledger.file.toFile(), ENTRIES)) {
-          ledger.byKey.put(entry.key(), entry);
-        }
+        ledger.load();
       } catch (IOException | RuntimeException e) {
         LOG.warn("cannot read the slice ledger {}: {}", ledger.file, e.getMessage());
       }
     }
     return ledger;
+  }
+
+  private void load() throws IOException {
+    for (Entry entry : json.readValue(file.toFile(), ENTRIES)) {
+      byKey.put(entry.key(), entry);
+    }
   }
 
   public synchronized Optional<Entry> get(String cgroupPath, WeightRange range) {
@@ -139,26 +127,8 @@ public final class SliceLedger {
   }
 
   private void persist() {
-    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      byte[] data = json.writeValueAsBytes(new ArrayList<>(byKey.values()));
-      try (FileChannel channel =
-          FileChannel.open(
-              temp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
-        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(data);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        channel.force(true);
-      }
-      try {
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
+      StateFiles.replace(file, json.writeValueAsBytes(new ArrayList<>(byKey.values())));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the slice ledger " + file, e);
     }
