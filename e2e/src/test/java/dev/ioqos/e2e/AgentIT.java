@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The node agent end to end against a real API server and a node's cgroup tree. */
@@ -36,6 +37,40 @@ class AgentIT extends AgentTestSupport {
             "IoNodeState counts the pod");
     assertThat(state.getStatus().getPods().getManaged()).isEqualTo(1);
     assertThat(state.getStatus().getDevices()).extracting(d -> d.getName()).contains("vda", "vdb");
+  }
+
+  @Test
+  void aPolicyOverManyPodsPostsTheNodesEventBudgetAndSummarizesTheRest() {
+    policy("flood", "");
+    startAgent();
+    long started = System.nanoTime();
+    List<Pod> pods =
+        java.util.stream.IntStream.range(0, 40)
+            .mapToObj(i -> pod("flood-" + i, "low", nodeName))
+            .toList();
+    pods.forEach(p -> node.createPod(uid(p), QosClass.BURSTABLE));
+    pods.forEach(p -> awaitCap(p, LOW_CAP));
+    long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+
+    // Every pod is capped, but the node posts its burst (25) and one more per 5 s only.
+    long applied =
+        client.v1().events().inNamespace(namespace).list().getItems().stream()
+            .filter(e -> e.getReason().equals("Applied"))
+            .count();
+    assertThat(applied).isBetween(1L, 25L + seconds / 5 + 1);
+    Event summary =
+        eventually(
+                () ->
+                    client.v1().events().inNamespace("default").list().getItems().stream()
+                        .filter(e -> e.getInvolvedObject().getName().equals(nodeName))
+                        .filter(e -> e.getReason().equals("EventsRateLimited"))
+                        .findFirst(),
+                java.util.Optional::isPresent,
+                "a summary Event on the node")
+            .get();
+    assertThat(summary.getInvolvedObject().getKind()).isEqualTo("Node");
+    assertThat(summary.getMessage()).contains("to keep within this node's Event budget (Applied ");
+    assertThat(summary.getCount()).isPositive();
   }
 
   @Test

@@ -358,6 +358,7 @@ public final class Agent implements AutoCloseable {
 
   private void publishSafely() {
     liveness.beat();
+    events.summarize();
     try {
       nodeState.publish(engine.capabilities());
     } catch (RuntimeException e) {
