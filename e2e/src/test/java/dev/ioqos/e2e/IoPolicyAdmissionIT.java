@@ -413,6 +413,13 @@ class IoPolicyAdmissionIT {
             "spec.podSelector.matchExpressions[0].key",
             "Required value"),
         Arguments.of(
+            "tier namespace selector operator unknown",
+            oneTier(
+                "annotationNamespaceSelector: {matchExpressions: [{key: team, operator: in,"
+                    + " values: [db]}]}"),
+            "spec.tiers[0].annotationNamespaceSelector.matchExpressions[0].operator",
+            "Unsupported value: \"in\""),
+        Arguments.of(
             "read IOPS above the kernel's bound",
             oneTier("limits: {readIOPS: 4294967295}"),
             "spec.tiers[0].limits.readIOPS",
