@@ -747,7 +747,23 @@ abstract class RealNodeIT {
     return "\nkubelet's log ends:\n"
         + node.log("kubelet", 12)
         + "\ncontainerd's log ends:\n"
-        + node.log("containerd", 6);
+        + node.log("containerd", 6)
+        + "\nthe agent container's logs end (kubelet's /var/log/pods, every attempt):\n"
+        + agentLogs();
+  }
+
+  /** The agent's own output: the API server reaches no kubelet here, so no `kubectl logs`. */
+  String agentLogs() {
+    try {
+      return node.sh(
+          "for f in /var/log/pods/"
+              + AGENT_NS
+              + "_ioqos-agent-*/agent/*.log; do"
+              + " [ -e \"$f\" ] || continue; echo \"== $f\"; tail -n 25 \"$f\"; done",
+          Duration.ofSeconds(30));
+    } catch (Exception e) {
+      return "(could not read them: " + e + ")";
+    }
   }
 
   static String lastLine(String text) {
