@@ -418,6 +418,7 @@ class DeployChartIT {
             "ServiceAccount/ioqos-aggregator",
             "ClusterRole/ioqos-agent",
             "ClusterRole/ioqos-aggregator",
+            "ClusterRole/ioqos-metrics-reader",
             "ClusterRoleBinding/ioqos-agent",
             "ClusterRoleBinding/ioqos-aggregator",
             "Role/ioqos-aggregator-leader-election",
@@ -447,7 +448,8 @@ class DeployChartIT {
             "--state-dir=/var/lib/ioqos",
             "--resync=PT60S",
             "--metrics-port=8080",
-            "--health-port=8081");
+            "--health-port=8081",
+            "--metrics-secure");
     assertThat(agent.getEnv())
         .anyMatch(
             e ->
@@ -659,7 +661,7 @@ class DeployChartIT {
             template(
                 NAMESPACE,
                 "aggregator: {enabled: false}\nadmissionPolicy: {enabled: false}\n"
-                    + "metrics: {service: {enabled: false}}\n"));
+                    + "metrics: {service: {enabled: false}, secure: false}\n"));
     assertThat(kinds(objects))
         .containsExactlyInAnyOrder(
             "ServiceAccount/ioqos-agent",

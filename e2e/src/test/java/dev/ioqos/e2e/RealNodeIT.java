@@ -222,7 +222,11 @@ abstract class RealNodeIT {
   void metricsAreScrapedFromTheAgentsPodIp() throws Exception {
     Pod agent = awaitAgentReady(Duration.ofMinutes(1));
     String ip = agent.getStatus().getPodIP();
-    String metrics = node.sh("curl -sf http://" + ip + ":8080/metrics");
+    // The install serves /metrics over HTTPS to tokens allowed to get it (metrics.secure).
+    String anonymous =
+        node.sh("curl -sk -o /dev/null -w '%{http_code}' https://" + ip + ":8080/metrics");
+    assertThat(anonymous.strip()).as("no token").isEqualTo("401");
+    String metrics = node.sh(scrape(ip));
     assertThat(metrics)
         .contains("ioqos_pod_io_weight{")
         .containsPattern(
@@ -522,7 +526,7 @@ abstract class RealNodeIT {
         "! { " + held + "; }", Duration.ofMinutes(2), "the ledger forgets the deleted pod");
     String ip = awaitAgentReady(Duration.ofMinutes(1)).getStatus().getPodIP();
     eventuallyInGuest(
-        "! curl -sf http://" + ip + ":8080/metrics | grep -q 'pod=\"backup\"'",
+        "m=$(" + scrape(ip) + ") && ! echo \"$m\" | grep -q 'pod=\"backup\"'",
         Duration.ofMinutes(1),
         "the deleted pod's series leave the agent's metrics");
   }
@@ -608,6 +612,60 @@ abstract class RealNodeIT {
 
   Pod create(Pod pod) {
     return client.resource(pod).create();
+  }
+
+  private String scraperToken;
+
+  /**
+   * A guest command that scrapes the agent as Prometheus would: HTTPS (the agent's certificate is
+   * self-signed) with the token of a ServiceAccount bound to the install's ClusterRole
+   * ioqos-metrics-reader.
+   */
+  String scrape(String ip) {
+    if (scraperToken == null) {
+      client
+          .resource(
+              new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("scraper")
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .build())
+          .serverSideApply();
+      client
+          .resource(
+              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName("real-node-scraper")
+                  .endMetadata()
+                  .withNewRoleRef(
+                      "rbac.authorization.k8s.io", "ClusterRole", "ioqos-metrics-reader")
+                  .addNewSubject()
+                  .withKind("ServiceAccount")
+                  .withName("scraper")
+                  .withNamespace(NS)
+                  .endSubject()
+                  .build())
+          .serverSideApply();
+      scraperToken =
+          client
+              .serviceAccounts()
+              .inNamespace(NS)
+              .withName("scraper")
+              .tokenRequest(
+                  new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+                      .withNewSpec()
+                      .withExpirationSeconds(3600L)
+                      .endSpec()
+                      .build())
+              .getStatus()
+              .getToken();
+    }
+    return "curl -sfk -H 'Authorization: Bearer "
+        + scraperToken
+        + "' https://"
+        + ip
+        + ":8080/metrics";
   }
 
   String uid(String pod) {

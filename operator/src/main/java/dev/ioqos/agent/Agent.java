@@ -60,6 +60,10 @@ public final class Agent implements AutoCloseable {
   private final PodReconciler reconciler;
   private final AgentMetrics metrics;
   private final EventReporter events;
+
+  /** As long as the chart's startup probe waits (300 x 2 s). */
+  static final Duration CACHE_SYNC_TIMEOUT = Duration.ofMinutes(10);
+
   private final Liveness liveness;
   private final ScheduledExecutorService periodic =
       Executors.newSingleThreadScheduledExecutor(
@@ -107,6 +111,11 @@ public final class Agent implements AutoCloseable {
                 o.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
                     .withConcurrentReconciliationThreads(RECONCILE_THREADS)
+                    // JOSDK gives up (and the agent exits) when the informers have not synced
+                    // within 2 minutes by default. On a starved node (the real-node test under
+                    // a 500m limit without KVM) the first lists alone take minutes: wait as long
+                    // as the DaemonSet's startup probe does, and let the probe decide.
+                    .withCacheSyncTimeout(CACHE_SYNC_TIMEOUT)
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(metrics.registry())));
     ControllerConfiguration<Pod> base =
         ControllerConfigurationOverrider.override(

@@ -2,15 +2,23 @@ package dev.ioqos.cli;
 
 import dev.ioqos.agent.Agent;
 import dev.ioqos.agent.AgentConfig;
+import dev.ioqos.agent.KubernetesMetricsAuth;
 import dev.ioqos.metrics.MetricsServer;
+import dev.ioqos.metrics.SelfSignedCertificate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -62,6 +70,14 @@ final class RunCommand implements Callable<Integer> {
   int metricsPort;
 
   @Option(
+      names = "--metrics-secure",
+      description =
+          "serve /metrics over HTTPS (a self-signed certificate made at start) and only to"
+              + " requests whose bearer token the API server authenticates (TokenReview) and"
+              + " allows to get /metrics (SubjectAccessReview); the chart's default")
+  boolean metricsSecure;
+
+  @Option(
       names = "--health-port",
       defaultValue = "8081",
       description =
@@ -88,7 +104,7 @@ final class RunCommand implements Callable<Integer> {
     KubernetesClient client = ApiClients.forRole("agent");
     CountDownLatch stopped = new CountDownLatch(1);
     try (Agent agent = new Agent(config, client);
-        MetricsServer metrics = metricsServer(agent);
+        MetricsServer metrics = metricsServer(agent, client);
         MetricsServer probes = probeServer(agent)) {
       Runtime.getRuntime()
           .addShutdownHook(
@@ -113,16 +129,46 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /** Started before the informers sync, so that /healthz answers and /readyz says 503 meanwhile. */
-  private MetricsServer metricsServer(Agent agent) throws IOException {
+  private MetricsServer metricsServer(Agent agent, KubernetesClient client) throws IOException {
     if (metricsPort == 0) {
       return null;
     }
     try {
+      if (metricsSecure) {
+        return MetricsServer.startSecure(
+            new InetSocketAddress(metricsPort),
+            agent.metrics(),
+            health(agent),
+            selfSignedTls(),
+            new KubernetesMetricsAuth(client, Clock.systemUTC(), Duration.ofMinutes(1)));
+      }
       return MetricsServer.start(
           new InetSocketAddress(metricsPort), agent.metrics(), health(agent));
     } catch (IOException e) {
       throw new IOException(
           "cannot serve metrics on port " + metricsPort + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** TLS with a certificate made now: the scraper's token, not the server, is authenticated. */
+  private SSLContext selfSignedTls() throws IOException {
+    try {
+      String host = InetAddress.getLocalHost().getHostName();
+      SelfSignedCertificate certificate =
+          SelfSignedCertificate.create(
+              "ioqos-agent " + nodeName,
+              List.of("localhost", host),
+              List.of(InetAddress.getLoopbackAddress()),
+              Duration.ofDays(3650));
+      char[] password = new char[0];
+      KeyManagerFactory keys =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keys.init(certificate.keyStore("metrics", password), password);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(keys.getKeyManagers(), null, null);
+      return tls;
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot make the metrics port's TLS certificate: " + e.getMessage(), e);
     }
   }
 

@@ -2,6 +2,8 @@ package dev.ioqos.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -11,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,6 +95,22 @@ public final class MetricsServer implements AutoCloseable {
     return serve(address, metrics, health, "ioqos-metrics-http");
   }
 
+  /**
+   * The metrics port over HTTPS ({@code tls}), {@code /metrics} only for requests whose bearer
+   * token {@code auth} allows; the probes on this port stay open, as on the probe port.
+   */
+  public static MetricsServer startSecure(
+      InetSocketAddress address,
+      AgentMetrics metrics,
+      Health health,
+      SSLContext tls,
+      MetricsAuth auth)
+      throws IOException {
+    HttpsServer server = HttpsServer.create(address, 0);
+    server.setHttpsConfigurator(new HttpsConfigurator(tls));
+    return serve(server, address, metrics, health, auth, "ioqos-metrics-https");
+  }
+
   /** The probe port: {@code /healthz} and {@code /readyz} only. */
   public static MetricsServer startProbes(InetSocketAddress address, Health health)
       throws IOException {
@@ -101,7 +120,16 @@ public final class MetricsServer implements AutoCloseable {
   private static MetricsServer serve(
       InetSocketAddress address, AgentMetrics metrics, Health health, String threadName)
       throws IOException {
-    HttpServer server = HttpServer.create(address, 0);
+    return serve(HttpServer.create(address, 0), address, metrics, health, null, threadName);
+  }
+
+  private static MetricsServer serve(
+      HttpServer server,
+      InetSocketAddress address,
+      AgentMetrics metrics,
+      Health health,
+      MetricsAuth auth,
+      String threadName) {
     ExecutorService executor =
         Executors.newFixedThreadPool(
             2,
@@ -115,7 +143,7 @@ public final class MetricsServer implements AutoCloseable {
         "/",
         exchange -> {
           try (exchange) {
-            serve(exchange, metrics, health);
+            serve(exchange, metrics, health, auth);
           } catch (IOException e) {
             // The client hung up before the answer was written: kubelet's probe after its
             // timeout on a slow node (the real-node test saw bursts of these while the JVM
@@ -138,7 +166,8 @@ public final class MetricsServer implements AutoCloseable {
     return new MetricsServer(server, executor);
   }
 
-  private static void serve(HttpExchange exchange, AgentMetrics metrics, Health health)
+  private static void serve(
+      HttpExchange exchange, AgentMetrics metrics, Health health, MetricsAuth auth)
       throws IOException {
     String method = exchange.getRequestMethod();
     if (!method.equals("GET") && !method.equals("HEAD")) {
@@ -149,6 +178,9 @@ public final class MetricsServer implements AutoCloseable {
       case "/metrics" -> {
         if (metrics == null) {
           text(exchange, 404, "not found: this port serves /healthz and /readyz\n");
+          return;
+        }
+        if (auth != null && !allowed(exchange, auth)) {
           return;
         }
         exchange.getResponseHeaders().set("Content-Type", AgentMetrics.CONTENT_TYPE);
@@ -180,6 +212,33 @@ public final class MetricsServer implements AutoCloseable {
       }
       default -> text(exchange, 404, "not found; try /metrics, /healthz or /readyz\n");
     }
+  }
+
+  /** Answers 401, 403 or 503 and returns false unless the request's token may read metrics. */
+  private static boolean allowed(HttpExchange exchange, MetricsAuth auth) throws IOException {
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    Optional<String> token =
+        header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? Optional.of(header.substring(7).trim())
+            : Optional.empty();
+    switch (auth.check(token)) {
+      case ALLOWED -> {
+        return true;
+      }
+      case UNAUTHENTICATED -> {
+        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"ioqos\"");
+        text(exchange, 401, "unauthorized: send a Kubernetes bearer token\n");
+      }
+      case FORBIDDEN ->
+          text(
+              exchange,
+              403,
+              "forbidden: the token's identity may not get /metrics (bind it to the ClusterRole"
+                  + " ioqos-metrics-reader)\n");
+      case UNAVAILABLE ->
+          text(exchange, 503, "cannot check the token with the API server now; retry\n");
+    }
+    return false;
   }
 
   private static void text(HttpExchange exchange, int status, String body) throws IOException {
