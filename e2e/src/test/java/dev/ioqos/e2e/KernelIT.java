@@ -87,8 +87,13 @@ abstract class KernelIT {
    */
   void prepareKernel(Path e2e) throws Exception {}
 
-  /** The latency target of tier protected in {@link Guest#LATENCY_POLICY}, in microseconds. */
-  static final long LATENCY_TARGET_MICROS = 1000;
+  /**
+   * The latency target of tier protected in {@link Guest#LATENCY_POLICY}, in microseconds. vdb is a
+   * rotational disk to the kernel (virtio-blk says so by default), so io.latency compares the
+   * reader's mean completion latency with it: about 150-200 us alone and 600 us next to the writer
+   * under emulation. A 1 ms target is met even next to the writer and protects nothing.
+   */
+  static final long LATENCY_TARGET_MICROS = 250;
 
   static final ObjectMapper JSON = new ObjectMapper();
   Console console;
@@ -369,7 +374,7 @@ abstract class KernelIT {
   // io.latency: written and read back where the kernel has it, skipped where it does not
 
   /**
-   * A tier's latencyTarget (tier protected of policy latency, 1ms) on the reader pod: on a kernel
+   * A tier's latencyTarget (tier protected of policy latency, 250us) on the reader pod: on a kernel
    * with io.latency it is written as {@code 254:16 target=1000}, read back in the kernel's own
    * format and removed ({@code target=max}) when the policy goes; on Debian's kernels it is skipped
    * with NotEnforced and the file does not exist.
@@ -822,7 +827,17 @@ abstract class KernelIT {
           "files-latency",
           () -> files(READER, "io.latency", "io.max") + files(WRITER, "io.latency", "io.max"));
       if (Files.exists(CGROUP.resolve(podPath(READER).substring(1) + "/io.latency"))) {
+        // The kernel's own view, for the record: with blkcg debug stats on, io.stat shows the
+        // reader's mean latency and window, and the writer's queue depth io.latency allows.
+        Path debug = Path.of("/sys/module/blk_cgroup/parameters/blkcg_debug_stats");
+        if (Files.exists(debug)) {
+          Files.writeString(debug, "1");
+        }
         bench("pair", "bench-latency", CGROUP + leafPath(READER), CGROUP + leafPath(WRITER));
+        section("stat-latency", () -> files(READER, "io.stat") + files(WRITER, "io.stat"));
+        if (Files.exists(debug)) {
+          Files.writeString(debug, "0");
+        }
         bench("solo", "bench-latency-solo", CGROUP + leafPath(READER));
       }
       write("policies.yaml", POLICIES);
