@@ -111,6 +111,60 @@ class VerifiedWriterTest {
         .isEmpty();
   }
 
+  /**
+   * io.latency as Linux 6.12 with CONFIG_BLK_CGROUP_IOLATENCY answered in the kernel tests
+   * (Kernel612IoLatencyIT): one device per write, {@code target=<us>} kept per device and printed
+   * back as {@code MAJ:MIN target=<us>} only for devices that have one, newest device first (the
+   * cgroup's list of block groups), {@code target=max} removing the device's line.
+   */
+  @Test
+  void latencyTargetsAsTheKernelKeepsAndPrintsThem() throws Exception {
+    Map<DeviceId, String> kept = new java.util.LinkedHashMap<>();
+    CgroupFiles kernel =
+        new CgroupFiles() {
+          @Override
+          public void write(CgroupDir dir, IoFile file, List<String> lines)
+              throws CgroupIoException {
+            for (String line : lines) {
+              String[] words = line.split(" ");
+              String[] majMin = words[0].split(":");
+              DeviceId device =
+                  new DeviceId(Integer.parseInt(majMin[0]), Integer.parseInt(majMin[1]));
+              String target = words[1].substring("target=".length());
+              kept.remove(device);
+              if (!target.equals("max")) {
+                // Printed newest block group first.
+                Map<DeviceId, String> older = new java.util.LinkedHashMap<>(kept);
+                kept.clear();
+                kept.put(device, target);
+                kept.putAll(older);
+              }
+            }
+          }
+
+          @Override
+          public String read(CgroupDir dir, IoFile file) {
+            StringBuilder text = new StringBuilder();
+            kept.forEach((device, micros) -> text.append(device + " target=" + micros + "\n"));
+            return text.toString();
+          }
+        };
+    VerifiedWriter verified = new VerifiedWriter(kernel);
+
+    assertThat(verified.writeLatency(pod, Map.of(VDA, OptionalLong.of(250))).targetMicros(VDA))
+        .hasValue(250);
+    var both = verified.writeLatency(pod, Map.of(VDB, OptionalLong.of(10_000)));
+    assertThat(kernel.read(pod, IoFile.IO_LATENCY))
+        .isEqualTo("254:16 target=10000\n254:0 target=250\n");
+    assertThat(both.targetMicros(VDA)).hasValue(250);
+    assertThat(both.targetMicros(VDB)).hasValue(10_000);
+    var reset = verified.writeLatency(pod, Map.of(VDA, OptionalLong.empty()));
+    assertThat(reset.targetMicros(VDA)).isEmpty();
+    assertThat(reset.targetMicros(VDB)).hasValue(10_000);
+    verified.writeLatency(pod, Map.of(VDB, OptionalLong.empty()));
+    assertThat(kernel.read(pod, IoFile.IO_LATENCY)).isEmpty();
+  }
+
   @Test
   void garbageInTheFileIsAnErrorNotACrash() throws Exception {
     Files.writeString(pod.path().resolve("io.max"), "254:0 wbps=abc\n");
