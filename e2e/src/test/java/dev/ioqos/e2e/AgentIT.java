@@ -31,6 +31,7 @@ class AgentIT extends AgentTestSupport {
     assertThat(event(backup, "Applied").getMessage()).contains("policy pbp tier low");
     assertThat(events(backup)).noneMatch(e -> e.getReason().equals("NotEnforced"));
     assertThat(agent.ledger().get(uid(backup))).isPresent();
+    assertThat(agent.stuck()).as("/healthz: informers running, loops beating").isEmpty();
 
     IoNodeState state =
         eventually(

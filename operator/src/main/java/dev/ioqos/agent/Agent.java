@@ -20,11 +20,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.javaoperatorsdk.operator.health.InformerHealthIndicator;
+import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -185,23 +188,36 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Why /healthz should fail, or empty while the agent makes progress: an informer that stopped
-   * watching (JOSDK's event-source health), the periodic loop or a pod pass stalled ({@link
-   * Liveness}). Before start returned nothing is judged: the startup probe covers that time.
+   * Why /healthz should fail, or empty while the agent makes progress: an informer that stopped for
+   * good (not running; one that lost its watch while the API server is away is not stuck, and
+   * restarting every agent of the cluster during an API outage would only add load when it
+   * returns), the periodic loop or a pod pass stalled ({@link Liveness}). Before start returned
+   * nothing is judged: the startup probe covers that time.
    */
   public Optional<String> stuck() {
     if (!started) {
       return Optional.empty();
     }
-    if (!operator.getRuntimeInfo().allEventSourcesAreHealthy()) {
-      return Optional.of(
-          "informers not healthy: "
-              + operator.getRuntimeInfo().unhealthyEventSources().values().stream()
-                  .flatMap(sources -> sources.keySet().stream())
-                  .sorted()
-                  .toList());
+    List<String> stopped =
+        operator
+            .getRuntimeInfo()
+            .unhealthyInformerWrappingEventSourceHealthIndicator()
+            .values()
+            .stream()
+            .flatMap(sources -> sources.entrySet().stream())
+            .filter(source -> stoppedForGood(source.getValue()))
+            .map(Map.Entry::getKey)
+            .sorted()
+            .toList();
+    if (!stopped.isEmpty()) {
+      return Optional.of("informers stopped: " + stopped);
     }
     return liveness.problem();
+  }
+
+  private static boolean stoppedForGood(InformerWrappingEventSourceHealthIndicator<?> source) {
+    Map<String, InformerHealthIndicator> informers = source.informerHealthIndicators();
+    return informers.values().stream().anyMatch(informer -> !informer.isRunning());
   }
 
   /** Ready for /readyz: the informers synced (start returned) and the node was probed. */
