@@ -79,7 +79,7 @@ abstract class RealNodeIT {
     // RealNode.kernelCrash): an emulator fault, never a node that failed on its own.
     for (int attempt = 1; ; attempt++) {
       try {
-        bringUp(Path.of(lastLine(images)), t0);
+        bringUp(ownImages(Path.of(lastLine(images))), t0);
         return;
       } catch (RealNode.RealNodeException e) {
         String crash = e.kernelCrash;
@@ -97,6 +97,34 @@ abstract class RealNodeIT {
         node = null;
       }
     }
+  }
+
+  /**
+   * This run's own links to the image tars: the cache is shared by every checkout on the machine,
+   * and another run rebuilding ioqos.tar from its own jar (a rename over the file) must not change
+   * what this node imports. A hard link keeps the file this run built.
+   */
+  Path ownImages(Path cached) throws java.io.IOException {
+    Path own = work.resolve("images");
+    if (Files.exists(own)) {
+      try (var old = Files.list(own)) {
+        for (Path file : old.toList()) {
+          Files.delete(file);
+        }
+      }
+    }
+    Files.createDirectories(own);
+    try (var tars = Files.list(cached)) {
+      for (Path tar : tars.filter(p -> p.toString().endsWith(".tar")).toList()) {
+        Path link = own.resolve(tar.getFileName());
+        try {
+          Files.createLink(link, tar);
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+          Files.copy(tar, link);
+        }
+      }
+    }
+    return own;
   }
 
   private void bringUp(Path images, long t0) throws Exception {
