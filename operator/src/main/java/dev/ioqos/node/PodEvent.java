@@ -25,7 +25,9 @@ public record PodEvent(Type type, Reason reason, String message) {
     POLICY_CONFLICT("PolicyConflict"),
     UNKNOWN_TIER("UnknownTier"),
     INVALID_POD("InvalidPod"),
-    NODE_NOT_READY("NodeNotReady");
+    NODE_NOT_READY("NodeNotReady"),
+    LATENCY_THROTTLED("LatencyThrottled"),
+    LATENCY_RELEASED("LatencyReleased");
 
     private final String text;
 
