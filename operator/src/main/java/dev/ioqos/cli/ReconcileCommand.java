@@ -225,7 +225,14 @@ final class ReconcileCommand implements Callable<Integer> {
       ticks++;
       long t = (System.nanoTime() - start) / 1_000_000;
       for (LatencyLoopStep.DiskReport disk : tick.disks()) {
-        StringBuilder line = new StringBuilder("loop t=" + t + " disk=" + disk.disk().name());
+        StringBuilder line =
+            new StringBuilder(
+                "loop t="
+                    + t
+                    + " at="
+                    + System.currentTimeMillis()
+                    + " disk="
+                    + disk.disk().name());
         line.append(" read_us=").append(micros(disk.result().diskReadMicros()));
         line.append(" write_us=").append(micros(disk.result().diskWriteMicros()));
         for (LatencyLoop.PodState pod : disk.result().pods()) {
