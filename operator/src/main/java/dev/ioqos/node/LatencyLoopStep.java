@@ -85,6 +85,10 @@ public final class LatencyLoopStep {
   private final Map<DeviceId, LatencyLoop> loops = new TreeMap<>();
   private final Map<DeviceId, long[]> lastDisk = new HashMap<>();
   private final Map<String, Counters> lastPod = new HashMap<>();
+
+  /** Resolved (and checked) pod directories: a period reads, it does not walk the path again. */
+  private final Map<String, CgroupDir> dirs = new HashMap<>();
+
   private long lastTickNanos;
   private volatile Report last = new Report(List.of(), List.of(), 0);
 
@@ -115,7 +119,10 @@ public final class LatencyLoopStep {
 
   /** Forgets a pod that is gone (its cgroup too): nothing to restore. */
   public synchronized void remove(String uid) {
-    members.remove(uid);
+    Member gone = members.remove(uid);
+    if (gone != null) {
+      dirs.remove(gone.cgroupPath());
+    }
     loops.values().forEach(loop -> loop.forget(uid));
     for (LoopLedger.Entry entry : record.entries()) {
       if (entry.uid().equals(uid)) {
@@ -191,7 +198,7 @@ public final class LatencyLoopStep {
     }
     for (DiskFacts disk : protectedDisks()) {
       Optional<DiskCounters> diskDelta = diskDelta(disk);
-      Map<String, CgroupDir> dirs = new LinkedHashMap<>();
+      Map<String, CgroupDir> podDirs = new LinkedHashMap<>();
       List<PodSample> samples = new ArrayList<>();
       List<CgroupIoException> failures = new ArrayList<>();
       for (Member m : members.values()) {
@@ -199,9 +206,19 @@ public final class LatencyLoopStep {
           continue;
         }
         try {
-          CgroupDir dir = tree.get().below(m.cgroupPath());
-          IoStatEntry stat =
-              engine.writer().readStat(dir).getOrDefault(disk.id(), IoStatEntry.idle(disk.id()));
+          CgroupDir dir = dirs.get(m.cgroupPath());
+          if (dir == null) {
+            dir = tree.get().below(m.cgroupPath());
+            dirs.put(m.cgroupPath(), dir);
+          }
+          IoStatEntry stat;
+          try {
+            stat =
+                engine.writer().readStat(dir).getOrDefault(disk.id(), IoStatEntry.idle(disk.id()));
+          } catch (CgroupIoException e) {
+            dirs.remove(m.cgroupPath()); // gone, or replaced: resolved afresh next period
+            throw e;
+          }
           Counters total = new Counters(stat.rbytes(), stat.wbytes(), stat.rios(), stat.wios());
           Counters before = lastPod.put(m.uid() + " " + disk.id(), total);
           Counters delta =
@@ -212,7 +229,7 @@ public final class LatencyLoopStep {
                       Math.max(0, total.wbytes() - before.wbytes()),
                       Math.max(0, total.rios() - before.rios()),
                       Math.max(0, total.wios() - before.wios()));
-          dirs.put(m.uid(), dir);
+          podDirs.put(m.uid(), dir);
           samples.add(
               new PodSample(
                   m.uid(),
@@ -250,7 +267,7 @@ public final class LatencyLoopStep {
             if (throttled) {
               record.put(entry); // recorded first: a crash after the write still restores
             }
-            engine.writer().writeMax(dirs.get(m.uid()), Map.of(disk.id(), change.getValue()));
+            engine.writer().writeMax(podDirs.get(m.uid()), Map.of(disk.id(), change.getValue()));
             if (!throttled) {
               record.remove(entry);
             }
