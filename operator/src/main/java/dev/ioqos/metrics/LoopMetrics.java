@@ -137,7 +137,7 @@ public final class LoopMetrics implements MeterBinder {
           CAP_BYTES,
           tags.and("direction", direction),
           value.getAsLong(),
-          "bytes",
+          null,
           "The dynamic io.max byte cap the loop holds a lower-tier pod at");
     }
   }
