@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -284,8 +285,48 @@ public final class Agent implements AutoCloseable {
         disk.failures().forEach(e -> LOG.warn("latency loop: {}", e.getMessage()));
       }
       metrics.loop().update(report, loopStep.members());
+      reportLoopCondition(report);
     } catch (RuntimeException e) {
       LOG.error("latency loop step failed", e);
+    }
+  }
+
+  private String loopCondition = "";
+
+  /**
+   * The node condition {@code LatencyLoop}: where the loop runs (its disks, how many protected
+   * pods), or why it does not. Changes only when those do, so the IoNodeState is not rewritten at
+   * every throttle.
+   */
+  private void reportLoopCondition(LatencyLoopStep.Report report) {
+    List<String> disks =
+        loopStep.protectedDisks().stream().map(d -> d.name() + " " + d.id()).toList();
+    long protectedPods =
+        loopStep.members().stream().filter(m -> m.latencyTargetMicros().isPresent()).count();
+    Optional<String> failure =
+        report.disks().stream()
+            .flatMap(d -> d.failures().stream())
+            .map(CgroupIoException::getMessage)
+            .findFirst();
+    boolean runs = loopStep.needed() && !disks.isEmpty();
+    String reason =
+        failure.isPresent()
+            ? "WriteFailed"
+            : !loopStep.needed() ? "IoLatencyPresent" : runs ? "Running" : "NoLatencyTarget";
+    String message =
+        failure.orElse(
+            !loopStep.needed()
+                ? "the kernel has io.latency: latency targets are written to io.latency"
+                : runs
+                    ? "the latency loop protects "
+                        + protectedPods
+                        + " pod(s) with a latencyTarget on disks "
+                        + String.join(", ", disks)
+                    : "no pod of a tier with a latencyTarget on this node: the loop is idle");
+    String key = reason + message;
+    if (!key.equals(loopCondition)) {
+      loopCondition = key;
+      nodeState.condition("LatencyLoop", runs && failure.isEmpty(), reason, message);
     }
   }
 
