@@ -197,51 +197,37 @@ public final class LatencyLoopStep {
       return last;
     }
     for (DiskFacts disk : protectedDisks()) {
-      Optional<DiskCounters> diskDelta = diskDelta(disk);
       Map<String, CgroupDir> podDirs = new LinkedHashMap<>();
       List<PodSample> samples = new ArrayList<>();
       List<CgroupIoException> failures = new ArrayList<>();
-      for (Member m : members.values()) {
-        if (m.disks().stream().noneMatch(d -> d.id().equals(disk.id()))) {
-          continue;
+      List<Member> onDisk =
+          members.values().stream()
+              .filter(m -> m.disks().stream().anyMatch(d -> d.id().equals(disk.id())))
+              .toList();
+      for (Member m : onDisk) {
+        if (m.latencyTargetMicros().isPresent()) {
+          sample(m, disk, tree.get(), podDirs, failures).ifPresent(samples::add);
         }
-        try {
-          CgroupDir dir = dirs.get(m.cgroupPath());
-          if (dir == null) {
-            dir = tree.get().below(m.cgroupPath());
-            dirs.put(m.cgroupPath(), dir);
+      }
+      LatencyLoop current = loops.get(disk.id());
+      boolean quiet =
+          samples.stream().allMatch(p -> p.delta().rios() + p.delta().wios() == 0)
+              && (current == null || current.throttled().isEmpty());
+      if (quiet) {
+        // Nothing to protect and nobody held: the protected pods' io.stat is all a period reads.
+        // The others' counters start afresh when a protected pod wakes up.
+        for (Member m : onDisk) {
+          if (m.latencyTargetMicros().isEmpty()) {
+            lastPod.remove(m.uid() + " " + disk.id());
           }
-          IoStatEntry stat;
-          try {
-            stat =
-                engine.writer().readStat(dir).getOrDefault(disk.id(), IoStatEntry.idle(disk.id()));
-          } catch (CgroupIoException e) {
-            dirs.remove(m.cgroupPath()); // gone, or replaced: resolved afresh next period
-            throw e;
-          }
-          Counters total = new Counters(stat.rbytes(), stat.wbytes(), stat.rios(), stat.wios());
-          Counters before = lastPod.put(m.uid() + " " + disk.id(), total);
-          Counters delta =
-              before == null
-                  ? Counters.ZERO
-                  : new Counters(
-                      Math.max(0, total.rbytes() - before.rbytes()),
-                      Math.max(0, total.wbytes() - before.wbytes()),
-                      Math.max(0, total.rios() - before.rios()),
-                      Math.max(0, total.wios() - before.wios()));
-          podDirs.put(m.uid(), dir);
-          samples.add(
-              new PodSample(
-                  m.uid(),
-                  m.policy(),
-                  m.rank(),
-                  m.latencyTargetMicros(),
-                  m.staticLimits().getOrDefault(disk.id(), IoLimits.NONE),
-                  delta));
-        } catch (CgroupIoException e) {
-          if (e.failure() != CgroupFailure.CGROUP_GONE) {
-            failures.add(e);
-          }
+        }
+        lastDisk.remove(disk.id());
+        continue;
+      }
+      Optional<DiskCounters> diskDelta = diskDelta(disk);
+      for (Member m : onDisk) {
+        if (m.latencyTargetMicros().isEmpty()) {
+          sample(m, disk, tree.get(), podDirs, failures).ifPresent(samples::add);
         }
       }
       if (diskDelta.isEmpty() || seconds <= 0) {
@@ -289,6 +275,53 @@ public final class LatencyLoopStep {
     }
     last = new Report(reports, transitions, System.nanoTime() - now);
     return last;
+  }
+
+  /** One member's io.stat deltas on the disk since the previous read. */
+  private Optional<PodSample> sample(
+      Member m,
+      DiskFacts disk,
+      CgroupTree tree,
+      Map<String, CgroupDir> podDirs,
+      List<CgroupIoException> failures) {
+    try {
+      CgroupDir dir = dirs.get(m.cgroupPath());
+      if (dir == null) {
+        dir = tree.below(m.cgroupPath());
+        dirs.put(m.cgroupPath(), dir);
+      }
+      IoStatEntry stat;
+      try {
+        stat = engine.writer().readStat(dir).getOrDefault(disk.id(), IoStatEntry.idle(disk.id()));
+      } catch (CgroupIoException e) {
+        dirs.remove(m.cgroupPath()); // gone, or replaced: resolved afresh next period
+        throw e;
+      }
+      Counters total = new Counters(stat.rbytes(), stat.wbytes(), stat.rios(), stat.wios());
+      Counters before = lastPod.put(m.uid() + " " + disk.id(), total);
+      Counters delta =
+          before == null
+              ? Counters.ZERO
+              : new Counters(
+                  Math.max(0, total.rbytes() - before.rbytes()),
+                  Math.max(0, total.wbytes() - before.wbytes()),
+                  Math.max(0, total.rios() - before.rios()),
+                  Math.max(0, total.wios() - before.wios()));
+      podDirs.put(m.uid(), dir);
+      return Optional.of(
+          new PodSample(
+              m.uid(),
+              m.policy(),
+              m.rank(),
+              m.latencyTargetMicros(),
+              m.staticLimits().getOrDefault(disk.id(), IoLimits.NONE),
+              delta));
+    } catch (CgroupIoException e) {
+      if (e.failure() != CgroupFailure.CGROUP_GONE) {
+        failures.add(e);
+      }
+      return Optional.empty();
+    }
   }
 
   /** At start: every cap a previous run left recorded goes back to its tier's static line. */
