@@ -85,34 +85,39 @@ class KernelLatencyLoopIT {
   void theLoopThrottlesTheWriterOnlyWhileTheReaderRunsAndRestoresItAfter() {
     assertThat(figure("throttle_events")).as("LatencyThrottled Events").isGreaterThanOrEqualTo(1);
     assertThat(figure("release_events")).as("LatencyReleased Events").isGreaterThanOrEqualTo(1);
-    // Stopping the loop leaves the writer at its tier's static values: no cap at all.
+    // Stopping the loop leaves the writer at its tier's static values: no cap at all; the dry
+    // run wrote nothing.
     assertThat(figures.get("writer_io_max_after")).isEqualTo("''");
+    assertThat(figures.get("dry_io_max_untouched")).isEqualTo("''");
     assertThat(figures.get("first_throttle_ms")).as("the loop throttled").isNotEqualTo("none");
-    // The first throttle within 5 s of the reader's start (seen: 1-2.4 s under load).
+    // Measured from the reader's first I/O: first throttle 0-1 s, last decrease 2.3-2.7 s on a
+    // loaded 2-core host (goal < 5 s); bounds with margin.
     assertThat(figure("first_throttle_ms")).isLessThan(5_000);
+    assertThat(figure("settle_ms")).isLessThan(10_000);
   }
 
   @Test
   void theReaderIsClearlyBetterWithTheLoopThanWithout() {
-    // Direction with margin: at least 90% of the IOPS it had next to the unthrottled writer, and
-    // a mean latency no worse than 1.1x. (Goal, reported not asserted: >= 90% of solo.)
-    assertThat(figure("loop_iops")).isGreaterThan(0.9 * figure("noisy_iops"));
-    assertThat(figure("loop_mean_us")).isLessThan(1.1 * figure("noisy_mean_us"));
+    // Against the control with the same JVM running the loop in dry run (under emulation the JVM's
+    // CPU slows the emulated disk): measured 788 vs 229 IOPS, 977 vs 3475 us mean.
+    assertThat(figure("loop_iops")).isGreaterThan(1.3 * figure("dry_iops"));
+    assertThat(figure("loop_mean_us")).isLessThan(0.8 * figure("dry_mean_us"));
   }
 
   @Test
   void theWriterGetsTheDiskBackAfterTheReaderStops() {
-    // A static cap for the same protection would hold it near the floor; after the reader stops
-    // the loop lifts the cap: the writer must write far above the floor (2% of its rate).
-    assertThat(figure("writer_after_reader_kib_s")).isGreaterThan(0.2 * figure("wsolo_kib_s"));
+    // A static cap that protects the reader as well would hold the writer near the floor for
+    // good; the loop lifts its cap once the reader is idle. Measured 81-99% of the writer alone
+    // in the 10 s after, against 294-296 MiB/s while the reader ran.
+    assertThat(figure("writer_after_reader_kib_s")).isGreaterThan(0.4 * figure("wsolo_kib_s"));
     assertThat(figure("writer_after_reader_kib_s"))
-        .isGreaterThan(figure("writer_during_reader_kib_s") * 0.8);
+        .isGreaterThan(1.5 * figure("writer_during_reader_kib_s"));
   }
 
   @Test
   void theLoopIsCheapWhenNothingIsContended() {
-    // Under emulation a period costs far more CPU than on a node; still well under a tenth of a
-    // core when idle (measured natively: see architecture.md).
-    assertThat(figure("idle_cpu_share")).isLessThan(0.10);
+    // Under emulation (TCG, a client JIT) a period costs far more CPU than on a node: measured
+    // 6.7% of a core idle in the guest, 0.25% natively (ReconcileCommandTest, 20 s).
+    assertThat(figure("idle_cpu_share")).isLessThan(0.20);
   }
 }
