@@ -107,9 +107,12 @@ class KernelLatencyLoopIT {
   @Test
   void theWriterGetsTheDiskBackAfterTheReaderStops() {
     // A static cap that protects the reader as well would hold the writer near the floor for
-    // good; the loop lifts its cap once the reader is idle. Measured 81-99% of the writer alone
-    // in the 10 s after, against 294-296 MiB/s while the reader ran.
-    assertThat(figure("writer_after_reader_kib_s")).isGreaterThan(0.4 * figure("wsolo_kib_s"));
+    // good; the loop lifts its cap once the reader is idle. The emulated disk's write speed swings
+    // 2-5x from second to second with the host's load, so the writer after the reader is compared
+    // with the writer before it in the same run: measured 99% (6.1); and with the writer while
+    // the reader ran (276-296 MiB/s against 604-1855 after).
+    assertThat(figure("writer_after_reader_kib_s"))
+        .isGreaterThan(0.5 * figure("writer_before_reader_kib_s"));
     assertThat(figure("writer_after_reader_kib_s"))
         .isGreaterThan(1.5 * figure("writer_during_reader_kib_s"));
   }

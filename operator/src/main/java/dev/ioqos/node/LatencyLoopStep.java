@@ -111,9 +111,12 @@ public final class LatencyLoopStep {
     Optional<Member> member = member(outcome);
     if (member.isPresent()) {
       members.put(uid, member.get());
-    } else if (members.remove(uid) != null) {
+    } else if (members.remove(uid) != null || hasRecord(uid)) {
       loops.values().forEach(loop -> loop.forget(uid));
-      restore(uid);
+      // A pod no policy manages any more gets the kernel's default (no cap): the pod pass's revert
+      // restores only what its own ledger holds, and a tier without limits holds no io.max there.
+      boolean managed = outcome.decision().map(PodDecision::managed).orElse(false);
+      restore(uid, !managed);
     }
   }
 
@@ -340,15 +343,23 @@ public final class LatencyLoopStep {
     return restored;
   }
 
-  private void restore(String uid) {
+  private boolean hasRecord(String uid) {
+    return record.entries().stream().anyMatch(e -> e.uid().equals(uid));
+  }
+
+  private void restore(String uid, boolean toDefault) {
     for (LoopLedger.Entry entry : record.entries()) {
       if (entry.uid().equals(uid)) {
-        restoreEntry(entry);
+        restoreEntry(entry, toDefault);
       }
     }
   }
 
   private Optional<String> restoreEntry(LoopLedger.Entry entry) {
+    return restoreEntry(entry, false);
+  }
+
+  private Optional<String> restoreEntry(LoopLedger.Entry entry, boolean toDefault) {
     if (dryRun) {
       return Optional.empty();
     }
@@ -356,12 +367,13 @@ public final class LatencyLoopStep {
     if (tree.isEmpty()) {
       return Optional.empty();
     }
-    IoMaxLine line = IoMaxLine.parse(entry.staticLine());
+    IoMaxLine recorded = IoMaxLine.parse(entry.staticLine());
+    IoMaxLine line = toDefault ? new IoMaxLine(recorded.device(), IoLimits.NONE) : recorded;
     try {
       CgroupDir dir = tree.get().below(entry.cgroupPath());
       engine.writer().writeMax(dir, Map.of(line.device(), line.limits()));
       record.remove(entry);
-      return Optional.of(entry.cgroupPath() + " io.max " + entry.staticLine());
+      return Optional.of(entry.cgroupPath() + " io.max " + line.toKernelLine());
     } catch (CgroupIoException e) {
       if (e.failure() == CgroupFailure.CGROUP_GONE) {
         record.remove(entry);
