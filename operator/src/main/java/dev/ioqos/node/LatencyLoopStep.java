@@ -90,6 +90,10 @@ public final class LatencyLoopStep {
   private final Map<String, CgroupDir> dirs = new HashMap<>();
 
   private long lastTickNanos;
+
+  /** False until a previous run's recorded caps were restored (kubepods may appear later). */
+  private boolean leftoversRestored;
+
   private volatile Report last = new Report(List.of(), List.of(), 0);
 
   public LatencyLoopStep(
@@ -195,6 +199,9 @@ public final class LatencyLoopStep {
     List<DiskReport> reports = new ArrayList<>();
     List<Transition> transitions = new ArrayList<>();
     Optional<CgroupTree> tree = engine.tree();
+    if (tree.isPresent() && !leftoversRestored) {
+      restoreRecorded(); // kubepods was missing at start: a previous run's caps go back now
+    }
     if (!needed() || tree.isEmpty()) {
       last = new Report(reports, transitions, 0);
       return last;
@@ -330,6 +337,7 @@ public final class LatencyLoopStep {
   /** At start: every cap a previous run left recorded goes back to its tier's static line. */
   public synchronized List<String> restoreRecorded() {
     List<String> restored = new ArrayList<>();
+    leftoversRestored = engine.tree().isPresent();
     for (LoopLedger.Entry entry : record.entries()) {
       restoreEntry(entry).ifPresent(restored::add);
     }
