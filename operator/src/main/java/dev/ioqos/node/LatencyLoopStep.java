@@ -61,10 +61,12 @@ public final class LatencyLoopStep {
   public record Transition(Member pod, boolean throttled, String line) {
     /** The Event for the pod's owner. */
     public PodEvent event() {
+      String would = pod.dryRun() ? "dry run, nothing written: io.max would be " : "io.max ";
       return throttled
           ? PodEvent.normal(
               PodEvent.Reason.LATENCY_THROTTLED,
-              "io.max lowered on disk "
+              would
+                  + "lowered on disk "
                   + line.split(" ", 2)[0]
                   + " to protect the latency target of a higher tier of policy "
                   + pod.policy())
@@ -88,6 +90,9 @@ public final class LatencyLoopStep {
 
   /** Resolved (and checked) pod directories: a period reads, it does not walk the path again. */
   private final Map<String, CgroupDir> dirs = new HashMap<>();
+
+  /** Pods (uid and disk) whose throttling start was reported and whose end was not yet. */
+  private final java.util.Set<String> announced = new java.util.HashSet<>();
 
   private long lastTickNanos;
 
@@ -117,6 +122,7 @@ public final class LatencyLoopStep {
       members.put(uid, member.get());
     } else if (members.remove(uid) != null || hasRecord(uid)) {
       loops.values().forEach(loop -> loop.forget(uid));
+      announced.removeIf(key -> key.startsWith(uid + " "));
       // A pod no policy manages any more gets the kernel's default (no cap): the pod pass's revert
       // restores only what its own ledger holds, and a tier without limits holds no io.max there.
       boolean managed = outcome.decision().map(PodDecision::managed).orElse(false);
@@ -131,6 +137,7 @@ public final class LatencyLoopStep {
       dirs.remove(gone.cgroupPath());
     }
     loops.values().forEach(loop -> loop.forget(uid));
+    announced.removeIf(key -> key.startsWith(uid + " "));
     for (LoopLedger.Entry entry : record.entries()) {
       if (entry.uid().equals(uid)) {
         record.remove(entry);
@@ -257,7 +264,7 @@ public final class LatencyLoopStep {
                 m.cgroupPath(),
                 new IoMaxLine(disk.id(), staticLimits).toKernelLine(),
                 line);
-        boolean wasThrottled = record.entries().stream().anyMatch(e -> e.key().equals(entry.key()));
+        boolean wasThrottled = announced.contains(m.uid() + " " + disk.id());
         if (!(dryRun || m.dryRun())) {
           try {
             if (throttled) {
@@ -277,7 +284,12 @@ public final class LatencyLoopStep {
             continue;
           }
         }
-        if (throttled != wasThrottled || (dryRun || m.dryRun())) {
+        if (throttled != wasThrottled) {
+          if (throttled) {
+            announced.add(m.uid() + " " + disk.id());
+          } else {
+            announced.remove(m.uid() + " " + disk.id());
+          }
           transitions.add(new Transition(m, throttled, line));
         }
       }
