@@ -44,6 +44,8 @@ public final class LatencyLoop {
    * @param floorBytesPerSecond the lowest byte cap ever written
    * @param floorIops the lowest IOPS cap ever written
    * @param releaseAfterIdlePeriods periods without protected I/O after which caps are lifted
+   * @param confirmPeriods consecutive periods above the target before a decrease (1: none): a
+   *     single period's spike (seen under emulation: 4-19 ms for one period) does not halve a cap
    */
   public record Parameters(
       long periodMillis,
@@ -54,11 +56,12 @@ public final class LatencyLoop {
       double floorFraction,
       long floorBytesPerSecond,
       long floorIops,
-      int releaseAfterIdlePeriods) {
+      int releaseAfterIdlePeriods,
+      int confirmPeriods) {
 
     /** The values the agent runs with (documented in the architecture page). */
     public static final Parameters DEFAULT =
-        new Parameters(250, 0.5, 0.5, 0.05, 0.8, 0.02, 1 << 20, 16, 2);
+        new Parameters(250, 0.5, 0.5, 0.05, 0.8, 0.02, 1 << 20, 16, 2, 2);
 
     public Parameters {
       if (periodMillis <= 0
@@ -73,7 +76,8 @@ public final class LatencyLoop {
           || floorFraction >= 1
           || floorBytesPerSecond <= 0
           || floorIops <= 0
-          || releaseAfterIdlePeriods < 1) {
+          || releaseAfterIdlePeriods < 1
+          || confirmPeriods < 1) {
         throw new IllegalArgumentException("latency loop parameters out of range: " + this);
       }
     }
@@ -180,6 +184,7 @@ public final class LatencyLoop {
 
   private final Parameters parameters;
   private final Map<String, Double> smoothed = new HashMap<>();
+  private final Map<String, Integer> above = new HashMap<>();
   private final Map<String, Throttle> throttles = new HashMap<>();
   private int idlePeriods;
 
@@ -205,6 +210,7 @@ public final class LatencyLoop {
   public void forget(String uid) {
     throttles.remove(uid);
     smoothed.remove(uid);
+    above.remove(uid);
   }
 
   /**
@@ -227,6 +233,7 @@ public final class LatencyLoop {
       }
       if (pod.delta().ios() == 0) {
         smoothed.remove(pod.uid()); // idle: its next busy period starts afresh
+        above.remove(pod.uid());
         continue;
       }
       active.add(pod);
@@ -238,8 +245,14 @@ public final class LatencyLoop {
               : sample;
       smoothed.put(pod.uid(), latency);
       long target = pod.latencyTargetMicros().getAsLong();
-      if (latency > target) {
+      int periodsAbove = latency > target ? above.merge(pod.uid(), 1, Integer::sum) : 0;
+      if (latency <= target) {
+        above.remove(pod.uid());
+      }
+      if (periodsAbove >= parameters.confirmPeriods()) {
         violated.add(pod);
+      } else if (latency > target) {
+        continue; // above, not yet confirmed: hold
       } else if (latency < parameters.band() * target) {
         anyComfortable = true;
       }

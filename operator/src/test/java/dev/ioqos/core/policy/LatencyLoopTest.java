@@ -177,7 +177,7 @@ class LatencyLoopTest {
           new DiskCounters(10, 100, 10, 10),
           List.of(
               reader("r", 0, 1_000, 10),
-              writer("w", 1, IoLimits.NONE, i == 0 ? 400 * MIB : 8 * MIB)));
+              writer("w", 1, IoLimits.NONE, i < 2 ? 400 * MIB : 8 * MIB)));
     }
     assertThat(wbps(hopeless.throttled().get("w")))
         .isEqualTo(Math.max(MIB, (long) (0.02 * 400 * MIB)));
@@ -223,7 +223,7 @@ class LatencyLoopTest {
 
   @Test
   void badParametersAndPeriodsAreRefused() {
-    assertThatThrownBy(() -> new LatencyLoop.Parameters(250, 0.5, 1.5, 0.05, 0.8, 0.02, 1, 1, 2))
+    assertThatThrownBy(() -> new LatencyLoop.Parameters(250, 0.5, 1.5, 0.05, 0.8, 0.02, 1, 1, 2, 2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("out of range");
     assertThatThrownBy(
@@ -242,5 +242,28 @@ class LatencyLoopTest {
     assertThat(loop.throttled()).containsKey("w");
     loop.forget("w");
     assertThat(loop.throttled()).isEqualTo(Map.of());
+  }
+
+  @Test
+  void aSinglePeriodsSpikeDoesNotHalveTheCapTwoPeriodsAboveDo() {
+    LatencyLoop loop = new LatencyLoop(LatencyLoop.Parameters.DEFAULT);
+    Disk disk = new Disk();
+    List<IoLimits> settled = run(loop, disk, 60, true, IoLimits.NONE);
+    long before = wbps(settled.get(settled.size() - 1));
+    // One period of 20 ms completions (the emulator's hiccup), then back to normal.
+    IoLimits cap = loop.throttled().get("w");
+    double rate = disk.writeRate(cap);
+    long writes = (long) (rate * PERIOD / MIB);
+    loop.step(
+        PERIOD,
+        new DiskCounters(10, 200, writes, writes * 5),
+        List.of(reader("r", 0, TARGET_US, 10), writer("w", 1, IoLimits.NONE, rate)));
+    assertThat(wbps(loop.throttled().get("w"))).isEqualTo(before);
+    // Two such periods in a row: a real excess, the cap goes down.
+    loop.step(
+        PERIOD,
+        new DiskCounters(10, 200, writes, writes * 5),
+        List.of(reader("r", 0, TARGET_US, 10), writer("w", 1, IoLimits.NONE, rate)));
+    assertThat(wbps(loop.throttled().get("w"))).isLessThan(before);
   }
 }
