@@ -188,6 +188,11 @@ class MetricsIT extends AgentTestSupport {
     }
     assertThat(named).hasSizeGreaterThan(8);
     for (String name : named) {
+      if (name.startsWith("ioqos_latency_loop_")) {
+        // The latency loop's series exist only on disks where it runs (a protected pod on a
+        // kernel without io.latency); this node has none. KernelLatencyLoopIT runs the loop.
+        continue;
+      }
       assertThat(scrape).as("the scrape has " + name).containsPattern("(?m)^" + name + "[{ ]");
     }
 

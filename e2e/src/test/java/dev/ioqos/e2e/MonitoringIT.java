@@ -28,7 +28,7 @@ class MonitoringIT {
         PrometheusBinaries.promtool(MONITORING, null, "check", "rules", "ioqos-alerts.rules.yml");
 
     assertThat(check.exit()).as(check.output()).isZero();
-    assertThat(check.output()).contains("SUCCESS: 5 rules found");
+    assertThat(check.output()).contains("SUCCESS: 6 rules found");
   }
 
   @Test
@@ -54,7 +54,11 @@ class MonitoringIT {
         .get("groups")
         .forEach(g -> g.get("rules").forEach(r -> alerts.add(r.get("alert").asText())));
     assertThat(alerts)
-        .contains("IoqosPodStalledOnIo", "IoqosTierNotApplied", "IoqosNodeCannotEnforceWeights");
+        .contains(
+            "IoqosPodStalledOnIo",
+            "IoqosTierNotApplied",
+            "IoqosNodeCannotEnforceWeights",
+            "IoqosLatencyTargetMissed");
   }
 
   @Test

@@ -5,13 +5,17 @@ import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.IocostSwitch;
 import dev.ioqos.core.IoSettings;
+import dev.ioqos.core.policy.LatencyLoop;
 import dev.ioqos.metrics.AgentMetrics;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.LoopLedger;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.PodPass;
+import dev.ioqos.node.PodTarget;
 import dev.ioqos.node.QosSliceStep;
 import dev.ioqos.node.SliceLedger;
 import dev.ioqos.probe.DiskCapability;
@@ -75,6 +79,14 @@ public final class Agent implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
           });
+  private final LatencyLoopStep loopStep;
+  private final ScheduledExecutorService loopTimer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "ioqos-latency-loop");
+            thread.setDaemon(true);
+            return thread;
+          });
   private volatile boolean started;
   private boolean closed;
 
@@ -84,6 +96,16 @@ public final class Agent implements AutoCloseable {
     this.ledger = Ledger.open(config.stateDir());
     this.sliceStep =
         new QosSliceStep(engine, SliceLedger.open(config.stateDir()), ledger, config.dryRun());
+    this.loopStep =
+        new LatencyLoopStep(
+            engine,
+            LoopLedger.open(config.stateDir()),
+            config.dryRun(),
+            LatencyLoop.Parameters.DEFAULT);
+    // Before any pod pass: a previous run's dynamic caps go back to the tiers' static values.
+    loopStep
+        .restoreRecorded()
+        .forEach(line -> LOG.info("latency loop: restored after a restart: {}", line));
     this.metrics =
         new AgentMetrics(
             engine::capabilities,
@@ -102,7 +124,8 @@ public final class Agent implements AutoCloseable {
             events,
             nodeState,
             podMetrics(metrics),
-            new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)));
+            new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)),
+            loopStep);
     // The periodic loop beats every second but also runs the resync: twice a resync plus a minute
     // before it counts as stalled. A pass that runs two minutes is stuck in the kernel or a lock.
     this.liveness =
@@ -174,6 +197,9 @@ public final class Agent implements AutoCloseable {
         },
         5,
         TimeUnit.SECONDS);
+    long loopMillis = LatencyLoop.Parameters.DEFAULT.periodMillis();
+    loopTimer.scheduleWithFixedDelay(
+        this::loopSafely, loopMillis, loopMillis, TimeUnit.MILLISECONDS);
     periodic.scheduleWithFixedDelay(
         this::resyncSafely, resyncMillis, resyncMillis, TimeUnit.MILLISECONDS);
     LOG.info(
@@ -285,6 +311,78 @@ public final class Agent implements AutoCloseable {
             ? "WriteFailed"
             : !report.notEnforced().isEmpty() ? "NotEnforced" : "Applied",
         message);
+  }
+
+  /**
+   * One period of the latency loop (node.LatencyLoopStep) where the kernel lacks io.latency: its
+   * throttling starts and stops are logged and posted as Events (rate-limited by the reporter).
+   */
+  void loopSafely() {
+    try {
+      LatencyLoopStep.Report report = loopStep.tick();
+      for (LatencyLoopStep.Transition t : report.transitions()) {
+        LOG.info(
+            "latency loop: pod {}/{} {}: io.max {}",
+            t.pod().namespace(),
+            t.pod().name(),
+            t.throttled() ? "throttled" : "released",
+            t.line());
+        PodTarget target =
+            new PodTarget(t.pod().uid(), t.pod().namespace(), t.pod().name(), t.pod().cgroupPath());
+        events.post(target, t.event());
+      }
+      for (LatencyLoopStep.DiskReport disk : report.disks()) {
+        disk.failures().forEach(e -> LOG.warn("latency loop: {}", e.getMessage()));
+      }
+      metrics.loop().update(report, loopStep.members());
+      reportLoopCondition(report);
+    } catch (RuntimeException e) {
+      LOG.error("latency loop step failed", e);
+    }
+  }
+
+  private String loopCondition = "";
+
+  /**
+   * The node condition {@code LatencyLoop}: where the loop runs (its disks, how many protected
+   * pods), or why it does not. Changes only when those do, so the IoNodeState is not rewritten at
+   * every throttle.
+   */
+  private void reportLoopCondition(LatencyLoopStep.Report report) {
+    List<String> disks =
+        loopStep.protectedDisks().stream().map(d -> d.name() + " " + d.id()).toList();
+    long protectedPods =
+        loopStep.members().stream().filter(m -> m.latencyTargetMicros().isPresent()).count();
+    Optional<String> failure =
+        report.disks().stream()
+            .flatMap(d -> d.failures().stream())
+            .map(CgroupIoException::getMessage)
+            .findFirst();
+    boolean runs = loopStep.needed() && !disks.isEmpty();
+    String reason =
+        failure.isPresent()
+            ? "WriteFailed"
+            : !loopStep.needed() ? "IoLatencyPresent" : runs ? "Running" : "NoLatencyTarget";
+    String message =
+        failure.orElse(
+            !loopStep.needed()
+                ? "the kernel has io.latency: latency targets are written to io.latency"
+                : runs
+                    ? "the latency loop protects "
+                        + protectedPods
+                        + " pod(s) with a latencyTarget on disks "
+                        + String.join(", ", disks)
+                    : "no pod of a tier with a latencyTarget on this node: the loop is idle");
+    String key = reason + message;
+    if (!key.equals(loopCondition)) {
+      loopCondition = key;
+      nodeState.condition("LatencyLoop", runs && failure.isEmpty(), reason, message);
+    }
+  }
+
+  /** The latency loop, for the node state. */
+  public LatencyLoopStep loopStep() {
+    return loopStep;
   }
 
   /** The last slice step's report; null before the first one. */
@@ -402,6 +500,14 @@ public final class Agent implements AutoCloseable {
       return;
     }
     closed = true;
+    loopTimer.shutdown();
+    try {
+      loopTimer.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    // Stopping the agent gives every throttled pod its tier's static values back.
+    loopStep.restoreAll().forEach(line -> LOG.info("latency loop: restored at stop: {}", line));
     // Let a running publish or resync finish: interrupted, its API call fails and logs a warning.
     periodic.shutdown();
     try {

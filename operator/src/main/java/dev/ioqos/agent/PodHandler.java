@@ -6,6 +6,7 @@ import dev.ioqos.core.policy.PodFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.PodOutcome;
 import dev.ioqos.node.PodOutcome.Kind;
@@ -32,6 +33,7 @@ public final class PodHandler {
   private final PodStateSink nodeState;
   private final PodMetricsSink metrics;
   private final Backoff backoff;
+  private final LatencyLoopStep loop;
 
   public PodHandler(
       PodPass pass,
@@ -40,6 +42,21 @@ public final class PodHandler {
       PodStateSink nodeState,
       PodMetricsSink metrics,
       Backoff backoff) {
+    this(pass, ledger, events, nodeState, metrics, backoff, null);
+  }
+
+  /**
+   * @param loop the latency loop that takes each outcome (its members); null without one
+   */
+  public PodHandler(
+      PodPass pass,
+      Ledger ledger,
+      PodEventSink events,
+      PodStateSink nodeState,
+      PodMetricsSink metrics,
+      Backoff backoff,
+      LatencyLoopStep loop) {
+    this.loop = loop;
     this.pass = pass;
     this.ledger = ledger;
     this.events = events;
@@ -51,6 +68,9 @@ public final class PodHandler {
   /** Handles one pod; the result says when to retry early, if at all. */
   public Optional<Duration> handle(PodFacts pod, NodeFacts node, Collection<PolicyRules> policies) {
     PodOutcome outcome = pass.run(pod, node, policies);
+    if (loop != null) {
+      loop.update(outcome);
+    }
     PodTarget target = new PodTarget(pod, outcome.cgroupPath().orElse(""));
     outcome
         .kernelTime()
@@ -117,6 +137,9 @@ public final class PodHandler {
   /** Forgets a pod that finished or went away: its cgroup is gone with it. */
   public void forget(String uid) {
     ledger.remove(uid);
+    if (loop != null) {
+      loop.remove(uid);
+    }
     nodeState.forget(uid);
     metrics.forget(uid);
     events.forget(uid);

@@ -10,8 +10,11 @@ import dev.ioqos.agent.ObjectsPass.Line;
 import dev.ioqos.agent.ObjectsPass.Report;
 import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.core.policy.LatencyLoop;
 import dev.ioqos.core.policy.PolicyRules;
+import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
+import dev.ioqos.node.LoopLedger;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.SliceLedger;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -84,6 +87,15 @@ final class ReconcileCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Option(
+      names = "--loop-for",
+      defaultValue = "0",
+      description =
+          "after the pass, run the agent's latency loop (kernels without io.latency) for this many"
+              + " seconds, printing each period's figures, then restore the static values"
+              + " (default: ${DEFAULT-VALUE}: no loop)")
+  double loopFor;
+
+  @Option(
       names = "--output",
       defaultValue = "text",
       description = "text or json (default: ${DEFAULT-VALUE})")
@@ -149,6 +161,9 @@ final class ReconcileCommand implements Callable<Integer> {
       out.print(text(report, rules, ignored));
     }
     out.flush();
+    if (loopFor > 0) {
+      runLoop(engine, report, out);
+    }
     List<Line> bad = report.pods().stream().filter(p -> !p.ok()).toList();
     if (!bad.isEmpty()) {
       spec.commandLine()
@@ -173,6 +188,102 @@ final class ReconcileCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * The agent's latency loop over the pass's pods for {@code --loop-for} seconds: one line per
+   * period and disk ({@code loop t=MILLIS disk=... read_us=... write_us=...} followed by each pod's
+   * {@code NAME=latency/target} or {@code NAME=throttled:SCALE}), the Events it would post, then
+   * the static values back and the CPU time the loop's periods took.
+   */
+  private void runLoop(NodeEngine engine, Report report, PrintWriter out) {
+    LatencyLoopStep loop =
+        new LatencyLoopStep(
+            engine, LoopLedger.open(stateDir), dryRun, LatencyLoop.Parameters.DEFAULT);
+    loop.restoreRecorded().forEach(line -> out.println("loop restored " + line));
+    report.pods().forEach(line -> line.outcome().ifPresent(loop::update));
+    out.println(
+        "loop start needed="
+            + loop.needed()
+            + " disks="
+            + loop.protectedDisks().stream().map(d -> d.name()).toList()
+            + " members="
+            + loop.members().size());
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long period = LatencyLoop.Parameters.DEFAULT.periodMillis();
+    long start = System.nanoTime();
+    long cpu = 0;
+    long ticks = 0;
+    long end = start + (long) (loopFor * 1e9);
+    java.util.Map<String, String> names = new java.util.HashMap<>();
+    loop.members().forEach(m -> names.put(m.uid(), m.name()));
+    while (System.nanoTime() < end) {
+      long cpuBefore = threads.getCurrentThreadCpuTime();
+      LatencyLoopStep.Report tick = loop.tick();
+      cpu += threads.getCurrentThreadCpuTime() - cpuBefore;
+      ticks++;
+      long t = (System.nanoTime() - start) / 1_000_000;
+      for (LatencyLoopStep.DiskReport disk : tick.disks()) {
+        StringBuilder line =
+            new StringBuilder(
+                "loop t="
+                    + t
+                    + " at="
+                    + System.currentTimeMillis()
+                    + " disk="
+                    + disk.disk().name());
+        line.append(" read_us=").append(micros(disk.result().diskReadMicros()));
+        line.append(" write_us=").append(micros(disk.result().diskWriteMicros()));
+        for (LatencyLoop.PodState pod : disk.result().pods()) {
+          line.append(' ').append(names.getOrDefault(pod.uid(), pod.uid())).append('=');
+          if (pod.latencyTargetMicros().isPresent()) {
+            line.append(micros(pod.latencyMicros()))
+                .append('/')
+                .append(pod.latencyTargetMicros().getAsLong());
+          } else {
+            line.append(pod.throttled() ? "throttled:" : "free:")
+                .append(String.format(java.util.Locale.ROOT, "%.2f", pod.scale()));
+          }
+        }
+        disk.failures().forEach(e -> out.println("loop failure " + e.getMessage()));
+        out.println(line);
+      }
+      for (LatencyLoopStep.Transition transition : tick.transitions()) {
+        out.println(
+            "loop t="
+                + t
+                + " event "
+                + transition.event().reason().text()
+                + " pod="
+                + transition.pod().name()
+                + " io.max "
+                + transition.line());
+      }
+      out.flush();
+      long sleep = period - (System.nanoTime() - start) / 1_000_000 % period;
+      try {
+        Thread.sleep(sleep);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    loop.restoreAll().forEach(line -> out.println("loop restored " + line));
+    double seconds = (System.nanoTime() - start) / 1e9;
+    out.println(
+        String.format(
+            java.util.Locale.ROOT,
+            "loop end periods=%d seconds=%.1f loop_cpu_ms=%.1f cpu_share=%.4f",
+            ticks,
+            seconds,
+            cpu / 1e6,
+            cpu / 1e9 / seconds));
+    out.flush();
+  }
+
+  private static String micros(java.util.OptionalDouble value) {
+    return value.isPresent() ? String.valueOf(Math.round(value.getAsDouble())) : "-";
   }
 
   private String nodeName(List<Node> nodes) {

@@ -43,6 +43,7 @@ public final class AgentMetrics implements AutoCloseable {
   private final PodIoMetrics pods;
   private final ApplyMetrics apply = new ApplyMetrics();
   private final SliceMetrics slices = new SliceMetrics();
+  private final LoopMetrics loop = new LoopMetrics();
   // Held here: the registry's function counters only keep a weak reference to it.
   private final NodeMetrics node;
   private final JvmGcMetrics gc = new JvmGcMetrics();
@@ -99,6 +100,7 @@ public final class AgentMetrics implements AutoCloseable {
             nanoClock);
     apply.bindTo(registry);
     slices.bindTo(registry);
+    loop.bindTo(registry);
     this.node = new NodeMetrics(capabilities, files, procfs, maxAge, nanoClock);
     node.bindTo(registry);
     if (jvm) {
@@ -135,6 +137,11 @@ public final class AgentMetrics implements AutoCloseable {
   /** The registry, for JOSDK's metrics and for tests. */
   public MeterRegistry registry() {
     return registry;
+  }
+
+  /** The latency loop's gauges. */
+  public LoopMetrics loop() {
+    return loop;
   }
 
   /** The QoS slices' weights. */

@@ -26,7 +26,9 @@ public record PodEvent(Type type, Reason reason, String message) {
     UNKNOWN_TIER("UnknownTier"),
     TIER_NOT_ALLOWED("TierNotAllowed"),
     INVALID_POD("InvalidPod"),
-    NODE_NOT_READY("NodeNotReady");
+    NODE_NOT_READY("NodeNotReady"),
+    LATENCY_THROTTLED("LatencyThrottled"),
+    LATENCY_RELEASED("LatencyReleased");
 
     private final String text;
 

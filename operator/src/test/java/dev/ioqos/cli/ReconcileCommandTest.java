@@ -464,4 +464,33 @@ class ReconcileCommandTest {
     assertThat(reverted.out())
         .contains("restored: /kubepods.slice/kubepods-burstable.slice io.bfq.weight default 100");
   }
+
+  @Test
+  void loopForRunsTheAgentsLatencyLoopOverThePassesPodsAndReportsItsCpu() throws Exception {
+    write(
+        "policy.yaml",
+        """
+        apiVersion: ioqos.dev/v1alpha1
+        kind: IoPolicy
+        metadata: {name: latency}
+        spec:
+          tiers:
+            - {name: protected, weight: 500, latencyTarget: 2ms}
+            - {name: batch, weight: 100}
+        """);
+    write("db.yaml", pod("db", GUARANTEED, "Guaranteed", "protected", "node-1"));
+    write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "batch", "node-1"));
+    Path stat = node.resolve("sys/block/vdb/stat");
+    Files.writeString(stat, "  100 0 800 50 200 0 409600 400 0 300 450 0 0 0 0 0 0\n");
+    // The fixture's kernel has no io.latency: the loop is needed; both pods are idle, so the
+    // loop only reads the protected pod's io.stat and writes nothing. A longer run measures the
+    // loop's CPU when nothing is contended: -Dioqos.loopSeconds=20.
+    String seconds = System.getProperty("ioqos.loopSeconds", "1.5");
+    Run run = apply("--loop-for", seconds);
+    System.out.println(run.out().lines().filter(l -> l.startsWith("loop ")).toList());
+    assertThat(run.exit()).as(run.err()).isZero();
+    assertThat(run.out()).contains("loop start needed=true disks=[vdb] members=2");
+    assertThat(run.out()).containsPattern("loop end periods=[1-9][0-9]* ");
+    assertThat(read(BURSTABLE_DIR, "io.max")).doesNotContainPattern("wbps=[0-9]");
+  }
 }

@@ -21,7 +21,9 @@ public final class Planner {
   static final String NO_DISK = "the policy's devices match no disk on this node";
   static final String NO_IO_MAX =
       "io.max is missing from the pod's cgroup: the io controller is not enabled on its path";
-  static final String NO_IO_LATENCY = "kernel lacks io.latency (CONFIG_BLK_CGROUP_IOLATENCY)";
+  static final String NO_IO_LATENCY =
+      "kernel lacks io.latency (CONFIG_BLK_CGROUP_IOLATENCY): the agent's latency loop enforces"
+          + " the target through the io.max of the policy's lower tiers";
 
   private Planner() {}
 

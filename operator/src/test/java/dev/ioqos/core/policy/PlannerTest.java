@@ -139,7 +139,8 @@ class PlannerTest {
             new Skipped(
                 Feature.IO_LATENCY,
                 Optional.empty(),
-                "kernel lacks io.latency (CONFIG_BLK_CGROUP_IOLATENCY)"));
+                "kernel lacks io.latency (CONFIG_BLK_CGROUP_IOLATENCY): the agent's latency loop"
+                    + " enforces the target through the io.max of the policy's lower tiers"));
   }
 
   @Test
