@@ -14,6 +14,7 @@ import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.SliceLedger;
+import dev.ioqos.node.StateDirLock;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -84,6 +85,13 @@ final class ReconcileCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Option(
+      names = "--ignore-lock",
+      description =
+          "write the ledger even while another process (a running agent) holds --state-dir;"
+              + " without it such a directory is refused")
+  boolean ignoreLock;
+
+  @Option(
       names = "--output",
       defaultValue = "text",
       description = "text or json (default: ${DEFAULT-VALUE})")
@@ -113,10 +121,14 @@ final class ReconcileCommand implements Callable<Integer> {
     List<PolicyRules> rules =
         ApiMapping.usableRules(read.policies(), unusable -> ignored.add(unusable.getMessage()));
     NodeEngine engine = node.engine();
-    Ledger ledger = Ledger.open(stateDir);
-    Report report =
-        new ObjectsPass(engine, ledger, SliceLedger.open(stateDir), dryRun)
-            .run(name, self, read.pods(), rules, read.namespaces());
+    Report report;
+    Ledger ledger;
+    try (StateDirLock lock = ignoreLock ? null : StateDirLock.acquire(stateDir)) {
+      ledger = Ledger.open(stateDir);
+      report =
+          new ObjectsPass(engine, ledger, SliceLedger.open(stateDir), dryRun)
+              .run(name, self, read.pods(), rules, read.namespaces());
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
       Map<String, Object> json = new LinkedHashMap<>();

@@ -25,7 +25,11 @@ public record PodEvent(Type type, Reason reason, String message) {
     POLICY_CONFLICT("PolicyConflict"),
     UNKNOWN_TIER("UnknownTier"),
     INVALID_POD("InvalidPod"),
-    NODE_NOT_READY("NodeNotReady");
+    NODE_NOT_READY("NodeNotReady"),
+    /** A fact the decision needs is not known: what the cgroup holds is kept. */
+    FACTS_UNKNOWN("FactsUnknown"),
+    /** The ledger could not record a change, so the cgroup was not written. */
+    LEDGER_NOT_WRITTEN("LedgerNotWritten");
 
     private final String text;
 
