@@ -98,7 +98,8 @@ class FaultIT {
 
   @Test
   void killedAtRandomPointsOfChurnTheAgentLosesNothingAndLeavesNothingStale() throws Exception {
-    Random random = new Random(Long.getLong("ioqos.fault.seed", System.nanoTime()));
+    long seed = Long.getLong("ioqos.fault.seed", System.nanoTime());
+    Random random = new Random(seed);
     Map<String, Pod> pods = new LinkedHashMap<>();
     int created = 0;
     long checked = 0;
@@ -108,7 +109,14 @@ class FaultIT {
     long operations = 0;
     for (int round = 1; round <= KILLS; round++) {
       startAgent();
-      long killAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500 + random.nextInt(4000));
+      // From the moment the agent holds its state directory (the ledger is open next): before
+      // that there is nothing of it to kill but a starting JVM.
+      Eventually.value(
+          () -> Files.exists(stateDir.resolve("ioqos.lock")),
+          Boolean::booleanValue,
+          CONVERGE,
+          "the agent holds its state directory");
+      long killAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300 + random.nextInt(4000));
       while (System.nanoTime() < killAt) {
         int choice = random.nextInt(10);
         if (pods.size() < 4 || (choice < 4 && pods.size() < 12)) {
@@ -162,6 +170,7 @@ class FaultIT {
       }
       kill();
     }
+    figures.put("seed (-Dioqos.fault.seed)", seed);
     figures.put("kills", (long) KILLS);
     figures.put("restarts", (long) KILLS);
     figures.put("churn operations", operations);
@@ -323,6 +332,7 @@ class FaultIT {
    */
   long unrecordedValues(Map<String, Pod> pods) throws IOException {
     Path copy = Files.createTempDirectory(temp, "ledger-copy");
+    Files.createDirectories(stateDir);
     try (var files = Files.list(stateDir)) {
       for (Path file :
           files.filter(f -> f.getFileName().toString().startsWith("ledger")).toList()) {

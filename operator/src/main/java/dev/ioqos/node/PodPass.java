@@ -191,6 +191,9 @@ public final class PodPass {
         String message = "policy " + policy + " tier " + tier + ": " + applied.summary();
         out.warning(Reason.APPLY_FAILED, message);
         out.problem = message;
+        // EBUSY (or a cgroup that went mid-way) may pass by itself: retry with backoff rather
+        // than wait for the next resync.
+        out.retry = applied.failures().stream().anyMatch(f -> f.failure().retriable());
         return out.end(Kind.FAILED);
       }
       if (applied.unchanged()) {
@@ -226,6 +229,7 @@ public final class PodPass {
       }
       out.warning(Reason.APPLY_FAILED, e.getMessage());
       out.problem = e.getMessage();
+      out.retry = e.failure().retriable();
       return out.end(Kind.FAILED);
     } catch (LedgerWriteException e) {
       out.kernelTime = Duration.ofNanos(System.nanoTime() - start);
@@ -276,6 +280,7 @@ public final class PodPass {
       if (reverted.failed()) {
         out.warning(Reason.REVERT_FAILED, reverted.summary());
         out.problem = reverted.summary();
+        out.retry = reverted.failures().stream().anyMatch(f -> f.failure().retriable());
         return out.end(Kind.REVERT_FAILED);
       }
       out.normal(Reason.REVERTED, why + "; restored " + reverted.summary());

@@ -11,7 +11,8 @@ public final class StateDirBusyException extends RuntimeException {
         "the state directory "
             + stateDir
             + " is held by another ioqos process (an agent runs on it?); writing its ledger too"
-            + " would revert what that process applied");
+            + " would revert what that process applied (ioqos reconcile --ignore-lock writes it"
+            + " anyway)");
     this.stateDir = stateDir;
   }
 
