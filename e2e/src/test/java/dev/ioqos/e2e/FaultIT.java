@@ -56,6 +56,7 @@ class FaultIT {
   String namespace;
   Path stateDir;
   Process agent;
+  String viaProxy;
   final Map<String, Long> figures = new LinkedHashMap<>();
 
   @BeforeAll
@@ -252,13 +253,140 @@ class FaultIT {
     }
   }
 
+  @Test
+  void anUnreachableApiServerAndAFailedNodeReadAtStartRevertNothing() throws Exception {
+    String selected = "ioqos-fault";
+    client.resources(dev.ioqos.api.v1alpha1.IoPolicy.class).withName(namespace).delete();
+    client
+        .resource(
+            Policies.load(
+                client,
+                Policies.highAndLow(
+                    namespace + "-nodes",
+                    "ioqos-test",
+                    namespace,
+                    true,
+                    "  nodeSelector: {matchLabels: {" + selected + ": 'on'}}\n")))
+        .create();
+    client
+        .nodes()
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName(nodeName)
+                .withLabels(Map.of(selected, "on"))
+                .endMetadata()
+                .build())
+        .createOr(e -> e.update());
+    String yaml = TestCluster.get().kubeconfigYaml();
+    java.net.URI api = java.net.URI.create(TestCluster.get().config().getMasterUrl());
+    try (CuttableProxy proxy = new CuttableProxy(api)) {
+      viaProxy =
+          yaml.replace(api.getHost() + ":" + api.getPort(), api.getHost() + ":" + proxy.port());
+      assertThat(viaProxy).isNotEqualTo(yaml);
+      startAgent();
+      Map<String, Pod> pods = new LinkedHashMap<>();
+      pods.put("a", createPod("a", "low"));
+      pods.put("b", createPod("b", "high"));
+      pods.put("c", createPod("c", null));
+      assertThat(awaitConverged(pods)).isEmpty();
+
+      // 1. The API server goes away during churn.
+      proxy.cut();
+      Map<String, String> before = snapshot(pods);
+      Pod b = pods.get("b");
+      pods.put(
+          "b",
+          client
+              .pods()
+              .inNamespace(namespace)
+              .withName("b")
+              .edit(
+                  p -> {
+                    p.getMetadata().getAnnotations().put(Pods.TIER_ANNOTATION, "low");
+                    return p;
+                  }));
+      pods.put("d", createPod("d", "low"));
+      long reverted =
+          changedDuring(
+              Map.of("a", pods.get("a"), "b", b, "c", pods.get("c")),
+              before,
+              Duration.ofSeconds(8));
+      assertThat(agent.isAlive()).as("the agent survives an API outage").isTrue();
+      proxy.restore();
+      Map<String, String> wrongAfterOutage = awaitConverged(pods);
+
+      // 2. A restart whose first GET of the node fails: labels unknown, not "not selected".
+      kill();
+      proxy.cut();
+      before = snapshot(pods);
+      startAgent();
+      Eventually.value(
+          () -> Files.exists(stateDir.resolve("ioqos.lock")),
+          Boolean::booleanValue,
+          CONVERGE,
+          "the agent holds its state directory");
+      Eventually.sleep(Duration.ofSeconds(2));
+      proxy.restore();
+      reverted += changedDuring(pods, before, Duration.ofSeconds(10));
+      Map<String, String> wrongAfterRestart = awaitConverged(pods);
+
+      figures.put("API outages (connections cut, new ones refused)", 2L);
+      figures.put("restarts with the node unreadable", 1L);
+      figures.put("pods checked", (long) pods.size() * 2);
+      figures.put("values reverted or changed while facts were unknown", reverted);
+      figures.put("stale or lost after the API came back", (long) wrongAfterOutage.size());
+      figures.put("stale or lost after the restart", (long) wrongAfterRestart.size());
+      report("API server unreachable, node unreadable at start");
+      assertThat(reverted).as("values reverted during the outage").isZero();
+      assertThat(wrongAfterOutage).isEmpty();
+      assertThat(wrongAfterRestart).isEmpty();
+    } finally {
+      viaProxy = null;
+      kill();
+      client.nodes().withName(nodeName).delete();
+      client
+          .resources(dev.ioqos.api.v1alpha1.IoPolicy.class)
+          .withName(namespace + "-nodes")
+          .delete();
+    }
+  }
+
+  Map<String, String> snapshot(Map<String, Pod> pods) {
+    Map<String, String> files = new LinkedHashMap<>();
+    pods.forEach(
+        (name, pod) -> files.put(name, file(pod, "io.max") + "|" + file(pod, "io.bfq.weight")));
+    return files;
+  }
+
+  /** How many of the pods' cgroups changed from {@code before} within {@code time}. */
+  long changedDuring(Map<String, Pod> pods, Map<String, String> before, Duration time) {
+    long end = System.nanoTime() + time.toNanos();
+    java.util.Set<String> changed = new java.util.TreeSet<>();
+    while (System.nanoTime() < end) {
+      Map<String, String> now = snapshot(pods);
+      before.forEach(
+          (name, files) -> {
+            if (now.containsKey(name) && !now.get(name).equals(files)) {
+              changed.add(name + ": " + files + " -> " + now.get(name));
+            }
+          });
+      Eventually.sleep(Duration.ofMillis(50));
+    }
+    changed.forEach(line -> System.out.println("changed while unknown: " + line));
+    return changed.size();
+  }
+
   // --- the agent process ---
 
   void startAgent() throws IOException {
     Path e2e = Path.of(System.getProperty("basedir", "")).toAbsolutePath();
     Path jar = e2e.resolveSibling("operator/target/ioqos.jar").normalize();
     assertThat(jar).as("the product jar, built before the e2e tests").isRegularFile();
-    Path kubeconfig = TestCluster.get().writeKubeconfig(temp);
+    Path kubeconfig =
+        viaProxy != null
+            ? Files.writeString(temp.resolve("kubeconfig-proxy"), viaProxy)
+            : TestCluster.get().writeKubeconfig(temp);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));

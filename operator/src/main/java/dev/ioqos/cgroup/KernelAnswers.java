@@ -47,15 +47,27 @@ final class KernelAnswers {
    */
   private static final Map<String, CgroupFailure> STRERROR =
       Map.of(
-          "No such device", CgroupFailure.NO_SUCH_DEVICE, // ENODEV
-          "Operation not supported", CgroupFailure.NOT_SUPPORTED, // EOPNOTSUPP == ENOTSUP
-          "Invalid argument", CgroupFailure.INVALID, // EINVAL
-          "Numerical result out of range", CgroupFailure.OUT_OF_RANGE, // ERANGE
-          "Device or resource busy", CgroupFailure.BUSY, // EBUSY
-          "No such file or directory", CgroupFailure.CGROUP_GONE, // ENOENT after open
-          "Too many levels of symbolic links", CgroupFailure.UNSAFE_PATH, // ELOOP: O_NOFOLLOW
-          "Permission denied", CgroupFailure.PERMISSION_DENIED, // EACCES
-          "Operation not permitted", CgroupFailure.PERMISSION_DENIED); // EPERM
+          "No such device",
+          CgroupFailure.NO_SUCH_DEVICE, // ENODEV
+          "Operation not supported",
+          CgroupFailure.NOT_SUPPORTED, // EOPNOTSUPP == ENOTSUP
+          "Invalid argument",
+          CgroupFailure.INVALID, // EINVAL
+          "Numerical result out of range",
+          CgroupFailure.OUT_OF_RANGE, // ERANGE
+          "Device or resource busy",
+          CgroupFailure.BUSY, // EBUSY
+          "No such file or directory",
+          CgroupFailure.CGROUP_GONE, // ENOENT after open
+          "Too many levels of symbolic links",
+          CgroupFailure.UNSAFE_PATH, // ELOOP: O_NOFOLLOW
+          // The JDK's own wording for ELOOP on an open with NOFOLLOW_LINKS (UnixException).
+          "Too many levels of symbolic links or unable to access attributes of symbolic link",
+          CgroupFailure.UNSAFE_PATH,
+          "Permission denied",
+          CgroupFailure.PERMISSION_DENIED, // EACCES
+          "Operation not permitted",
+          CgroupFailure.PERMISSION_DENIED); // EPERM
 
   /** Maps glibc's strerror text (as the JDK reports it) to a failure. */
   static CgroupFailure failureOfErrnoText(String reason) {
