@@ -46,28 +46,24 @@ final class KernelAnswers {
    * an errno.
    */
   private static final Map<String, CgroupFailure> STRERROR =
-      Map.of(
-          "No such device",
-          CgroupFailure.NO_SUCH_DEVICE, // ENODEV
-          "Operation not supported",
-          CgroupFailure.NOT_SUPPORTED, // EOPNOTSUPP == ENOTSUP
-          "Invalid argument",
-          CgroupFailure.INVALID, // EINVAL
-          "Numerical result out of range",
-          CgroupFailure.OUT_OF_RANGE, // ERANGE
-          "Device or resource busy",
-          CgroupFailure.BUSY, // EBUSY
-          "No such file or directory",
-          CgroupFailure.CGROUP_GONE, // ENOENT after open
-          "Too many levels of symbolic links",
-          CgroupFailure.UNSAFE_PATH, // ELOOP: O_NOFOLLOW
-          // The JDK's own wording for ELOOP on an open with NOFOLLOW_LINKS (UnixException).
-          "Too many levels of symbolic links or unable to access attributes of symbolic link",
-          CgroupFailure.UNSAFE_PATH,
-          "Permission denied",
-          CgroupFailure.PERMISSION_DENIED, // EACCES
-          "Operation not permitted",
-          CgroupFailure.PERMISSION_DENIED); // EPERM
+      Map.ofEntries(
+          Map.entry("No such device", CgroupFailure.NO_SUCH_DEVICE), // ENODEV
+          Map.entry("Operation not supported", CgroupFailure.NOT_SUPPORTED), // EOPNOTSUPP
+          Map.entry("Invalid argument", CgroupFailure.INVALID), // EINVAL
+          Map.entry("Numerical result out of range", CgroupFailure.OUT_OF_RANGE), // ERANGE
+          Map.entry("Device or resource busy", CgroupFailure.BUSY), // EBUSY
+          Map.entry("No such file or directory", CgroupFailure.CGROUP_GONE), // ENOENT after open
+          Map.entry("Too many levels of symbolic links", CgroupFailure.UNSAFE_PATH), // ELOOP
+          // The JDK's own wordings for ELOOP on an open with NOFOLLOW_LINKS (UnixException):
+          // 17's, and that of later releases.
+          Map.entry(
+              "Too many levels of symbolic links (NOFOLLOW_LINKS specified)",
+              CgroupFailure.UNSAFE_PATH),
+          Map.entry(
+              "Too many levels of symbolic links or unable to access attributes of symbolic link",
+              CgroupFailure.UNSAFE_PATH),
+          Map.entry("Permission denied", CgroupFailure.PERMISSION_DENIED), // EACCES
+          Map.entry("Operation not permitted", CgroupFailure.PERMISSION_DENIED)); // EPERM
 
   /** Maps glibc's strerror text (as the JDK reports it) to a failure. */
   static CgroupFailure failureOfErrnoText(String reason) {

@@ -263,11 +263,19 @@ public final class Ledger {
     }
     Staged staged;
     synchronized (this) {
-      if (entry.equals(latest(entry.uid()))) {
-        return;
+      Staged waiting = pendingFor(entry.uid());
+      LedgerEntry latest = waiting != null ? waiting.after : byUid.get(entry.uid());
+      if (entry.equals(latest)) {
+        if (waiting != null) {
+          // The same change is on its way to disk: it counts once it is there.
+          staged = waiting;
+        } else {
+          return;
+        }
+      } else {
+        staged = new Staged(Change.put(entry), entry);
+        pending.add(staged);
       }
-      staged = new Staged(Change.put(entry), entry);
-      pending.add(staged);
     }
     persist(staged);
   }
@@ -280,23 +288,30 @@ public final class Ledger {
   public void remove(String uid) {
     Staged staged;
     synchronized (this) {
-      if (latest(uid) == null) {
-        return;
+      Staged waiting = pendingFor(uid);
+      LedgerEntry latest = waiting != null ? waiting.after : byUid.get(uid);
+      if (latest == null) {
+        if (waiting != null) {
+          staged = waiting;
+        } else {
+          return;
+        }
+      } else {
+        staged = new Staged(Change.remove(uid), null);
+        pending.add(staged);
       }
-      staged = new Staged(Change.remove(uid), null);
-      pending.add(staged);
     }
     persist(staged);
   }
 
-  /** The pod's entry with the changes not yet written applied. Holds this. */
-  private LedgerEntry latest(String uid) {
+  /** The pod's last change not yet written, or null. Holds this. */
+  private Staged pendingFor(String uid) {
     for (int i = pending.size() - 1; i >= 0; i--) {
       if (pending.get(i).change.uid().equals(uid)) {
-        return pending.get(i).after;
+        return pending.get(i);
       }
     }
-    return byUid.get(uid);
+    return null;
   }
 
   /** The last write that failed, until one succeeds: for the node's state and metrics. */
