@@ -54,13 +54,10 @@ final class KernelAnswers {
           Map.entry("Device or resource busy", CgroupFailure.BUSY), // EBUSY
           Map.entry("No such file or directory", CgroupFailure.CGROUP_GONE), // ENOENT after open
           Map.entry("Too many levels of symbolic links", CgroupFailure.UNSAFE_PATH), // ELOOP
-          // The JDK's own wordings for ELOOP on an open with NOFOLLOW_LINKS (UnixException):
-          // 17's, and that of later releases.
+          // The JDK's own wording for ELOOP on an open with NOFOLLOW_LINKS (UnixException; the
+          // same in 17 and 25).
           Map.entry(
               "Too many levels of symbolic links (NOFOLLOW_LINKS specified)",
-              CgroupFailure.UNSAFE_PATH),
-          Map.entry(
-              "Too many levels of symbolic links or unable to access attributes of symbolic link",
               CgroupFailure.UNSAFE_PATH),
           Map.entry("Permission denied", CgroupFailure.PERMISSION_DENIED), // EACCES
           Map.entry("Operation not permitted", CgroupFailure.PERMISSION_DENIED)); // EPERM
