@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /** The file handling both ledgers share: the state directory, atomic replacement, moving aside. */
 final class StateFiles {
@@ -30,8 +31,13 @@ final class StateFiles {
    * is deleted when the write fails (a full disk is not left fuller).
    */
   static void replace(Path file, byte[] data) throws IOException {
+    // rw-r--r-- as before (createTempFile alone makes rw-------); the umask still applies.
     Path temp =
-        Files.createTempFile(file.toAbsolutePath().getParent(), file.getFileName() + ".", ".tmp");
+        Files.createTempFile(
+            file.toAbsolutePath().getParent(),
+            file.getFileName() + ".",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
     try {
       try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
         write(channel, data);

@@ -90,6 +90,19 @@ class LedgerTest {
   }
 
   @Test
+  void theSnapshotIsReadableByAllAndWrittenByRootOnly() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    for (int i = 0; i <= Ledger.MIN_JOURNAL; i++) {
+      ledger.put(entry("u" + i, i + 1)); // the first write and a fold are snapshots
+    }
+
+    assertThat(
+            java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(state.resolve("ledger.json"))))
+        .isEqualTo("rw-r--r--");
+  }
+
+  @Test
   void anUnreadableLedgerIsMovedAsideNotTrusted() throws Exception {
     Files.writeString(state.resolve("ledger.json"), "{not json");
 
