@@ -18,6 +18,7 @@ import dev.ioqos.node.PodPass;
 import dev.ioqos.node.PodTarget;
 import dev.ioqos.node.QosSliceStep;
 import dev.ioqos.node.SliceLedger;
+import dev.ioqos.node.StateDirLock;
 import dev.ioqos.probe.DiskCapability;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -27,9 +28,12 @@ import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.health.InformerHealthIndicator;
 import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,12 +91,16 @@ public final class Agent implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
           });
+  private final StateDirLock stateLock;
   private volatile boolean started;
   private boolean closed;
 
   public Agent(AgentConfig config, KubernetesClient client) {
     this.config = config;
     this.engine = new NodeEngine(config.node());
+    // Held for the agent's lifetime (the kernel drops it when the process dies, also on kill -9):
+    // ioqos reconcile refuses a state directory an agent writes.
+    this.stateLock = StateDirLock.acquire(config.stateDir());
     this.ledger = Ledger.open(config.stateDir());
     this.sliceStep =
         new QosSliceStep(engine, SliceLedger.open(config.stateDir()), ledger, config.dryRun());
@@ -113,6 +121,14 @@ public final class Agent implements AutoCloseable {
             uid -> ledger.get(uid).map(LedgerEntry::held).orElse(IoSettings.NONE),
             config.node().sysfs(),
             config.node().procfs());
+    FunctionCounter.builder("ioqos.ledger.write.failures", ledger, Ledger::writeFailures)
+        .description(
+            "Ledger writes that failed (disk full, read-only, I/O error); their cgroup writes did"
+                + " not happen")
+        .register(metrics.registry());
+    Gauge.builder("ioqos.ledger.writable", ledger, l -> l.problem().isEmpty() ? 1 : 0)
+        .description("1 while the last ledger write succeeded, 0 after a failed one")
+        .register(metrics.registry());
     Clock clock = Clock.systemUTC();
     this.events = new EventReporter(client, config.nodeName(), Duration.ofMinutes(10), clock);
     this.nodeState = new NodeStateReporter(client, config.nodeName(), clock);
@@ -392,8 +408,11 @@ public final class Agent implements AutoCloseable {
 
   /** Ledger entries of pods no longer on this node: their cgroups went with them. */
   void forgetVanishedPods() {
+    // The ledger first: a pod bound and recorded between the two reads is then among the pods
+    // read second; read the other way round, it would be forgotten while its cgroup holds values.
+    Collection<LedgerEntry> recorded = ledger.entries();
     Set<String> present = reconciler.podUids();
-    for (LedgerEntry entry : ledger.entries()) {
+    for (LedgerEntry entry : recorded) {
       if (!present.contains(entry.uid())) {
         LOG.info(
             "forgetting pod {}/{}: it is no longer on this node", entry.namespace(), entry.name());
@@ -444,6 +463,17 @@ public final class Agent implements AutoCloseable {
   }
 
   private void reportNodeConditions() {
+    // The ledger: a change it cannot record is not written to any cgroup, so a full or read-only
+    // state directory stops ioqos from changing pods until it can write again (then it catches
+    // up by itself).
+    var ledgerProblem = ledger.problem();
+    nodeState.condition(
+        "LedgerWritable",
+        ledgerProblem.isEmpty(),
+        ledgerProblem.isEmpty() ? "Written" : "WriteFailed",
+        ledgerProblem
+            .map(e -> e.getMessage() + "; pods are not changed until it can be written")
+            .orElse("the ledger in " + config.stateDir() + " records every value written"));
     var caps = engine.capabilities();
     nodeState.condition(
         "IoControllerReady",
@@ -521,5 +551,6 @@ public final class Agent implements AutoCloseable {
     operator.stop();
     events.close();
     metrics.close();
+    stateLock.close();
   }
 }

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This node's labels, for policies' nodeSelector. Read with one GET of the own Node at start and at
- * every resync (no cluster-wide node watch); {@link #refresh()} says whether they changed.
+ * every resync (no cluster-wide node watch); {@link #refresh()} says whether they changed. Until
+ * one GET succeeded they are not known ({@link #known()}), which is not the same as no labels.
  */
 public final class NodeLabels {
   private static final Logger LOG = LoggerFactory.getLogger(NodeLabels.class);
@@ -19,6 +20,7 @@ public final class NodeLabels {
   private final KubernetesClient client;
   private final String nodeName;
   private volatile NodeFacts facts;
+  private volatile boolean known;
 
   public NodeLabels(KubernetesClient client, String nodeName) {
     this.client = client;
@@ -31,13 +33,19 @@ public final class NodeLabels {
     return facts;
   }
 
+  /** False until the node was read once. */
+  public boolean known() {
+    return known;
+  }
+
   /** Reads the node again; true when its labels changed. */
   public boolean refresh() {
     try {
       Node node = client.nodes().withName(nodeName).get();
       NodeFacts fresh = ApiMapping.node(nodeName, node);
-      boolean changed = !fresh.equals(facts);
+      boolean changed = !known || !fresh.equals(facts);
       facts = fresh;
+      known = true;
       return changed;
     } catch (KubernetesClientException e) {
       LOG.warn("could not read node {}: {}", nodeName, e.getMessage());

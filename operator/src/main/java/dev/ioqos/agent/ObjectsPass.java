@@ -5,6 +5,7 @@ import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.LedgerWriteException;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.PodOutcome;
 import dev.ioqos.node.PodPass;
@@ -134,7 +135,12 @@ public final class ObjectsPass {
       if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
         // As the agent does: kubelet removes a finished pod's cgroup, there is nothing to restore.
         if (uid != null) {
-          ledger.remove(uid);
+          try {
+            ledger.remove(uid);
+          } catch (LedgerWriteException e) {
+            lines.add(brief(pod, "LEDGER_FAILED", false, e.getMessage()));
+            continue;
+          }
         }
         lines.add(brief(pod, "FORGOTTEN", true, "the pod is " + phase));
         continue;

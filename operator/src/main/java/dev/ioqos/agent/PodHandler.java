@@ -8,14 +8,17 @@ import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
 import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
+import dev.ioqos.node.LedgerWriteException;
 import dev.ioqos.node.PodOutcome;
 import dev.ioqos.node.PodOutcome.Kind;
 import dev.ioqos.node.PodPass;
 import dev.ioqos.node.PodTarget;
+import dev.ioqos.node.UnknownFact;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,15 +70,30 @@ public final class PodHandler {
 
   /** Handles one pod; the result says when to retry early, if at all. */
   public Optional<Duration> handle(PodFacts pod, NodeFacts node, Collection<PolicyRules> policies) {
-    PodOutcome outcome = pass.run(pod, node, policies);
-    if (loop != null) {
+    return handle(pod, node, policies, Set.of());
+  }
+
+  /**
+   * Handles one pod whose facts may be incomplete ({@code unknown}): a pass that depends on them
+   * keeps what the cgroup holds and leaves the pod's state and metrics as they were.
+   */
+  public Optional<Duration> handle(
+      PodFacts pod, NodeFacts node, Collection<PolicyRules> policies, Set<UnknownFact> unknown) {
+    PodOutcome outcome = pass.run(pod, node, policies, unknown);
+    if (loop != null && outcome.kind() != Kind.FACTS_UNKNOWN) {
+      // Unknown facts keep what the pod holds: its place in the latency loop too.
       loop.update(outcome);
     }
     PodTarget target = new PodTarget(pod, outcome.cgroupPath().orElse(""));
     outcome
         .kernelTime()
         .ifPresent(took -> metrics.kernelCall(operation(outcome), result(outcome), took));
-    if (outcome.kind() != Kind.INVALID_POD && !outcome.managed()) {
+    if (outcome.kind() == Kind.FACTS_UNKNOWN) {
+      LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
+    } else if (outcome.kind() == Kind.LEDGER_FAILED && !outcome.managed()) {
+      // A revert the ledger could not record: the pod keeps its series until it is done.
+      LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
+    } else if (outcome.kind() != Kind.INVALID_POD && !outcome.managed()) {
       nodeState.forget(pod.uid());
       metrics.forget(pod.uid());
     } else {
@@ -117,6 +135,12 @@ public final class PodHandler {
       case CGROUP_MISSING -> record(outcome, false, "CgroupMissing");
       case INVALID_POD -> record(outcome, false, "InvalidPod");
       case NODE_NOT_READY -> record(outcome, false, "NodeNotReady");
+      case LEDGER_FAILED -> {
+        metrics.tier(
+            pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), TierState.FAILED);
+        record(outcome, false, "LedgerNotWritten");
+        LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
+      }
       default -> {
         // Reverts and unmanaged pods are forgotten by the caller.
       }
@@ -136,7 +160,12 @@ public final class PodHandler {
 
   /** Forgets a pod that finished or went away: its cgroup is gone with it. */
   public void forget(String uid) {
-    ledger.remove(uid);
+    try {
+      ledger.remove(uid);
+    } catch (LedgerWriteException e) {
+      // The entry stays; the periodic resync forgets it again once the ledger can be written.
+      LOG.warn("could not forget pod {} in the ledger: {}", uid, e.getMessage());
+    }
     if (loop != null) {
       loop.remove(uid);
     }
@@ -155,7 +184,7 @@ public final class PodHandler {
   private static ApplyMetrics.Result result(PodOutcome outcome) {
     return switch (outcome.kind()) {
       case CGROUP_MISSING, FORGOTTEN -> ApplyMetrics.Result.CGROUP_MISSING;
-      case FAILED, REVERT_FAILED -> ApplyMetrics.Result.FAILURE;
+      case FAILED, REVERT_FAILED, LEDGER_FAILED -> ApplyMetrics.Result.FAILURE;
       default -> ApplyMetrics.Result.SUCCESS;
     };
   }

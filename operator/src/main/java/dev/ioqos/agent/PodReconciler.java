@@ -4,6 +4,7 @@ import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.PolicyValidity;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.policy.PolicyRules;
+import dev.ioqos.node.UnknownFact;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -17,6 +18,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -134,10 +136,17 @@ public final class PodReconciler implements Reconciler<Pod> {
         namespaces.get(new ResourceID(pod.getMetadata().getNamespace())).orElse(null);
     List<PolicyRules> rules = new ArrayList<>();
     policies.list().forEach(policy -> validity.rules(policy).ifPresent(rules::add));
+    Set<UnknownFact> unknown = EnumSet.noneOf(UnknownFact.class);
+    if (!nodeLabels.known()) {
+      unknown.add(UnknownFact.NODE_LABELS);
+    }
+    if (namespace == null) {
+      unknown.add(UnknownFact.NAMESPACE_LABELS);
+    }
     Optional<Duration> retry;
     liveness.passStarted(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
     try {
-      retry = handler.handle(ApiMapping.pod(pod, namespace), nodeLabels.facts(), rules);
+      retry = handler.handle(ApiMapping.pod(pod, namespace), nodeLabels.facts(), rules, unknown);
     } finally {
       liveness.passEnded();
     }

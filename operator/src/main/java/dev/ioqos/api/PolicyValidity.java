@@ -22,12 +22,14 @@ public final class PolicyValidity {
 
   public Optional<PolicyRules> rules(IoPolicy policy) {
     Key key = new Key(policy.getMetadata().getUid(), policy.getMetadata().getGeneration());
+    if (cache.size() > 1000 && !cache.containsKey(key)) {
+      // Outside computeIfAbsent: a ConcurrentHashMap must not be changed from its own mapping
+      // function (it throws "Recursive update" or blocks).
+      cache.clear();
+    }
     return cache.computeIfAbsent(
         key,
         k -> {
-          if (cache.size() > 1000) {
-            cache.clear();
-          }
           try {
             return Optional.of(ApiMapping.rules(policy));
           } catch (UnusablePolicyException e) {

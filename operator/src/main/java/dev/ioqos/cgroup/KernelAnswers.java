@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Locale;
+import java.util.Map;
 
 /**
  * The one place where the kernel's answer to a cgroup file operation is classified. The JDK does
@@ -39,34 +39,34 @@ final class KernelAnswers {
     return failureOfErrnoText(reason(error));
   }
 
+  /**
+   * glibc's strerror text for each errno a cgroup file operation answers with, mapped once: the JDK
+   * (17) puts this text, and not the errno, into the exception, and names only ENOENT and EACCES by
+   * type (handled above). Exact strings, so that a path or value in a message cannot be taken for
+   * an errno.
+   */
+  private static final Map<String, CgroupFailure> STRERROR =
+      Map.ofEntries(
+          Map.entry("No such device", CgroupFailure.NO_SUCH_DEVICE), // ENODEV
+          Map.entry("Operation not supported", CgroupFailure.NOT_SUPPORTED), // EOPNOTSUPP
+          Map.entry("Invalid argument", CgroupFailure.INVALID), // EINVAL
+          Map.entry("Numerical result out of range", CgroupFailure.OUT_OF_RANGE), // ERANGE
+          Map.entry("Device or resource busy", CgroupFailure.BUSY), // EBUSY
+          Map.entry("No such file or directory", CgroupFailure.CGROUP_GONE), // ENOENT after open
+          Map.entry("Too many levels of symbolic links", CgroupFailure.UNSAFE_PATH), // ELOOP
+          // The JDK's own wording for ELOOP on an open with NOFOLLOW_LINKS (UnixException; the
+          // same in 17 and 25).
+          Map.entry(
+              "Too many levels of symbolic links (NOFOLLOW_LINKS specified)",
+              CgroupFailure.UNSAFE_PATH),
+          Map.entry("Permission denied", CgroupFailure.PERMISSION_DENIED), // EACCES
+          Map.entry("Operation not permitted", CgroupFailure.PERMISSION_DENIED)); // EPERM
+
   /** Maps glibc's strerror text (as the JDK reports it) to a failure. */
   static CgroupFailure failureOfErrnoText(String reason) {
-    String text = reason == null ? "" : reason.toLowerCase(Locale.ROOT);
-    if (text.contains("no such device")) {
-      return CgroupFailure.NO_SUCH_DEVICE; // ENODEV, before ENOENT: both say "no such"
-    }
-    if (text.contains("not supported")) {
-      return CgroupFailure.NOT_SUPPORTED; // EOPNOTSUPP == ENOTSUP on Linux
-    }
-    if (text.contains("invalid argument")) {
-      return CgroupFailure.INVALID;
-    }
-    if (text.contains("out of range")) {
-      return CgroupFailure.OUT_OF_RANGE; // ERANGE: "Numerical result out of range"
-    }
-    if (text.contains("resource busy")) {
-      return CgroupFailure.BUSY;
-    }
-    if (text.contains("no such file or directory")) {
-      return CgroupFailure.CGROUP_GONE; // ENOENT after open: the cgroup was removed
-    }
-    if (text.contains("too many levels of symbolic links")) {
-      return CgroupFailure.UNSAFE_PATH; // ELOOP: O_NOFOLLOW met a symlink
-    }
-    if (text.contains("permission denied") || text.contains("operation not permitted")) {
-      return CgroupFailure.PERMISSION_DENIED;
-    }
-    return CgroupFailure.IO_ERROR;
+    return reason == null
+        ? CgroupFailure.IO_ERROR
+        : STRERROR.getOrDefault(reason.strip(), CgroupFailure.IO_ERROR);
   }
 
   private static String reason(IOException error) {

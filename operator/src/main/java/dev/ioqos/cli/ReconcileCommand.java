@@ -17,6 +17,7 @@ import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LoopLedger;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.SliceLedger;
+import dev.ioqos.node.StateDirLock;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -96,6 +97,13 @@ final class ReconcileCommand implements Callable<Integer> {
   double loopFor;
 
   @Option(
+      names = "--ignore-lock",
+      description =
+          "write the ledger even while another process (a running agent) holds --state-dir;"
+              + " without it such a directory is refused")
+  boolean ignoreLock;
+
+  @Option(
       names = "--output",
       defaultValue = "text",
       description = "text or json (default: ${DEFAULT-VALUE})")
@@ -125,10 +133,14 @@ final class ReconcileCommand implements Callable<Integer> {
     List<PolicyRules> rules =
         ApiMapping.usableRules(read.policies(), unusable -> ignored.add(unusable.getMessage()));
     NodeEngine engine = node.engine();
-    Ledger ledger = Ledger.open(stateDir);
-    Report report =
-        new ObjectsPass(engine, ledger, SliceLedger.open(stateDir), dryRun)
-            .run(name, self, read.pods(), rules, read.namespaces());
+    Report report;
+    Ledger ledger;
+    try (StateDirLock lock = ignoreLock ? null : StateDirLock.acquire(stateDir)) {
+      ledger = Ledger.open(stateDir);
+      report =
+          new ObjectsPass(engine, ledger, SliceLedger.open(stateDir), dryRun)
+              .run(name, self, read.pods(), rules, read.namespaces());
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
       Map<String, Object> json = new LinkedHashMap<>();

@@ -38,16 +38,32 @@ public final class PodApplier {
   }
 
   /**
-   * Applies {@code desired} to the pod's cgroup.
+   * Applies {@code desired} to the pod's cgroup, restoring the defaults on disks it held values for
+   * and no longer wants.
    *
    * @throws CgroupIoException when the cgroup itself cannot be reached (gone, unsafe): nothing was
    *     written then
+   * @throws LedgerWriteException when the ledger cannot record what is about to be written: nothing
+   *     was written then; or what was written: the ledger then holds a superset of the cgroup
    */
   public ApplyOutcome apply(PodTarget pod, String policy, String tier, DesiredSettings desired)
       throws CgroupIoException {
+    return apply(pod, policy, tier, desired, false);
+  }
+
+  /**
+   * Applies {@code desired}; with {@code keepOtherDisks}, the values held on disks {@code desired}
+   * does not name are left as they are (and stay in the ledger) instead of being restored: for a
+   * pass whose disks did not all resolve, where a missing disk is "unknown", not "not wanted".
+   */
+  public ApplyOutcome apply(
+      PodTarget pod, String policy, String tier, DesiredSettings desired, boolean keepOtherDisks)
+      throws CgroupIoException {
     CgroupDir dir = tree.below(pod.cgroupPath());
     LedgerEntry before = ledger.get(pod.uid()).orElse(null);
-    LedgerEntry wanted = entry(pod, policy, tier, desired);
+    IoSettings kept =
+        keepOtherDisks && before != null ? otherDisks(before.held(), desired) : IoSettings.NONE;
+    LedgerEntry wanted = withKept(entry(pod, policy, tier, desired), kept);
     if (wanted.equals(before) && holds(dir, desired)) {
       // Read, not written: a resync or an unrelated pod update costs reads only, and the
       // kernel's state is verified all the same (drift is rewritten below).
@@ -66,8 +82,10 @@ public final class PodApplier {
             dir, WeightRange.BFQ_WEIGHT, desired.bfqWeight(), held.bfqWeight(), written, failures);
 
     Map<DeviceId, IoLimits> limits = new TreeMap<>(desired.limits());
-    held.limits().keySet().forEach(device -> limits.putIfAbsent(device, IoLimits.NONE));
-    Map<DeviceId, IoLimits> heldLimits = new TreeMap<>();
+    held.limits().keySet().stream()
+        .filter(device -> !kept.limits().containsKey(device))
+        .forEach(device -> limits.putIfAbsent(device, IoLimits.NONE));
+    Map<DeviceId, IoLimits> heldLimits = new TreeMap<>(kept.limits());
     for (Map.Entry<DeviceId, IoLimits> limit : limits.entrySet()) {
       try {
         writer.writeMax(dir, Map.of(limit.getKey(), limit.getValue()));
@@ -87,10 +105,10 @@ public final class PodApplier {
     desired
         .latencyTargetsMicros()
         .forEach((device, micros) -> latency.put(device, OptionalLong.of(micros)));
-    held.latencyTargetsMicros()
-        .keySet()
+    held.latencyTargetsMicros().keySet().stream()
+        .filter(device -> !kept.latencyTargetsMicros().containsKey(device))
         .forEach(device -> latency.putIfAbsent(device, OptionalLong.empty()));
-    Map<DeviceId, Long> heldLatency = new TreeMap<>();
+    Map<DeviceId, Long> heldLatency = new TreeMap<>(kept.latencyTargetsMicros());
     for (Map.Entry<DeviceId, OptionalLong> target : latency.entrySet()) {
       try {
         writer.writeLatency(dir, Map.of(target.getKey(), target.getValue()));
@@ -201,6 +219,33 @@ public final class PodApplier {
         tier,
         new IoSettings(
             desired.ioWeight(), desired.bfqWeight(), limits, desired.latencyTargetsMicros()));
+  }
+
+  /** The per-disk values of {@code held} on disks {@code desired} does not name. */
+  private static IoSettings otherDisks(IoSettings held, DesiredSettings desired) {
+    Map<DeviceId, IoLimits> limits = new TreeMap<>(held.limits());
+    limits.keySet().removeAll(desired.limits().keySet());
+    Map<DeviceId, Long> latency = new TreeMap<>(held.latencyTargetsMicros());
+    latency.keySet().removeAll(desired.latencyTargetsMicros().keySet());
+    return new IoSettings(OptionalInt.empty(), OptionalInt.empty(), limits, latency);
+  }
+
+  private static LedgerEntry withKept(LedgerEntry wanted, IoSettings kept) {
+    if (kept.isEmpty()) {
+      return wanted;
+    }
+    Map<DeviceId, IoLimits> limits = new TreeMap<>(kept.limits());
+    limits.putAll(wanted.held().limits());
+    Map<DeviceId, Long> latency = new TreeMap<>(kept.latencyTargetsMicros());
+    latency.putAll(wanted.held().latencyTargetsMicros());
+    return new LedgerEntry(
+        wanted.uid(),
+        wanted.namespace(),
+        wanted.name(),
+        wanted.cgroupPath(),
+        wanted.policy(),
+        wanted.tier(),
+        new IoSettings(wanted.held().ioWeight(), wanted.held().bfqWeight(), limits, latency));
   }
 
   private static LedgerEntry union(LedgerEntry before, LedgerEntry wanted) {

@@ -28,7 +28,11 @@ public record PodEvent(Type type, Reason reason, String message) {
     INVALID_POD("InvalidPod"),
     NODE_NOT_READY("NodeNotReady"),
     LATENCY_THROTTLED("LatencyThrottled"),
-    LATENCY_RELEASED("LatencyReleased");
+    LATENCY_RELEASED("LatencyReleased"),
+    /** A fact the decision needs is not known: what the cgroup holds is kept. */
+    FACTS_UNKNOWN("FactsUnknown"),
+    /** The ledger could not record a change, so the cgroup was not written. */
+    LEDGER_NOT_WRITTEN("LedgerNotWritten");
 
     private final String text;
 

@@ -22,6 +22,7 @@ import java.util.Optional;
  * @param written every kernel line written and read back
  * @param failures every refusal, typed by errno; also the unreachable cgroup of {@link
  *     Kind#CGROUP_MISSING}
+ * @param ledgerFailure why the ledger could not record the change, for {@link Kind#LEDGER_FAILED}
  * @param problem one sentence on why the pod does not hold its values, for the node's state; null
  *     when it does
  * @param reverted the ledger entry a revert restored (or tried to)
@@ -39,6 +40,7 @@ public record PodOutcome(
     List<String> written,
     List<Skipped> skipped,
     List<CgroupIoException> failures,
+    Optional<LedgerWriteException> ledgerFailure,
     List<PodEvent> events,
     String problem,
     Optional<LedgerEntry> reverted,
@@ -68,7 +70,18 @@ public record PodOutcome(
     /** The pod's UID is not a UUID: no path is built from it. */
     INVALID_POD(false),
     /** kubepods was not found on this node, so no pod cgroup can be located. */
-    NODE_NOT_READY(false);
+    NODE_NOT_READY(false),
+    /**
+     * A fact the decision depends on (node labels, the namespace) is not known: nothing was written
+     * or reverted, the cgroup keeps what it holds until the fact is known.
+     */
+    FACTS_UNKNOWN(false),
+    /**
+     * The ledger could not record the change (disk full, read-only, I/O error), so the cgroup was
+     * not written (or, when recording what was written failed, the ledger holds more than the
+     * cgroup, never less); retried.
+     */
+    LEDGER_FAILED(false);
 
     private final boolean ok;
 

@@ -5,6 +5,7 @@ import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.DesiredSettings;
+import dev.ioqos.core.policy.LabelSelectorRule;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PodDecision;
 import dev.ioqos.core.policy.PodFacts;
@@ -20,6 +21,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -48,11 +50,34 @@ public final class PodPass {
     this.dryRun = dryRun;
   }
 
-  /** The pass over one pod of this node. */
+  /** The pass over one pod of this node, every fact known. */
   public PodOutcome run(PodFacts pod, NodeFacts node, Collection<PolicyRules> policies) {
+    return run(pod, node, policies, Set.of());
+  }
+
+  /**
+   * The pass over one pod of this node. When a selector of some policy depends on a fact in {@code
+   * unknown}, nothing is written or reverted ({@link Kind#FACTS_UNKNOWN}, retried): an empty label
+   * set read as "not selected" would revert every pod under a policy with a nodeSelector after one
+   * failed GET of the node.
+   */
+  public PodOutcome run(
+      PodFacts pod, NodeFacts node, Collection<PolicyRules> policies, Set<UnknownFact> unknown) {
     Outcome out = new Outcome(pod);
     PodDecision decision = PolicyResolver.decide(pod, node, policies);
     out.decision = decision;
+    List<UnknownFact> missing = dependsOn(policies, unknown);
+    if (!missing.isEmpty()) {
+      String message =
+          missing.stream().map(UnknownFact::text).collect(Collectors.joining(" and "))
+              + "; the pod's cgroup keeps what it holds until "
+              + (missing.size() > 1 ? "they are" : "it is")
+              + " known";
+      out.warning(Reason.FACTS_UNKNOWN, message);
+      out.problem = message;
+      out.retry = true;
+      return out.end(Kind.FACTS_UNKNOWN);
+    }
     Optional<String> cgroupPath;
     try {
       cgroupPath = engine.podPath(pod);
@@ -103,6 +128,35 @@ public final class PodPass {
     return apply(out, applier, decision, new PodTarget(pod, cgroupPath.get()));
   }
 
+  /** The unknown facts some policy's selectors read. */
+  private static List<UnknownFact> dependsOn(
+      Collection<PolicyRules> policies, Set<UnknownFact> unknown) {
+    List<UnknownFact> missing = new ArrayList<>();
+    for (UnknownFact fact : unknown) {
+      boolean read =
+          policies.stream()
+              .anyMatch(
+                  policy ->
+                      !(fact == UnknownFact.NODE_LABELS
+                              ? policy.nodeSelector()
+                              : policy.namespaceSelector())
+                          .equals(LabelSelectorRule.EVERYTHING));
+      if (read) {
+        missing.add(fact);
+      }
+    }
+    return missing;
+  }
+
+  private PodOutcome ledgerFailed(Outcome out, LedgerWriteException e) {
+    out.ledgerFailure = e;
+    String message = e.getMessage() + "; the cgroup was not written, retrying";
+    out.warning(Reason.LEDGER_NOT_WRITTEN, message);
+    out.problem = message;
+    out.retry = true;
+    return out.end(Kind.LEDGER_FAILED);
+  }
+
   private PodOutcome apply(
       Outcome out, PodApplier applier, PodDecision decision, PodTarget target) {
     String policy = decision.policy().get().name();
@@ -125,7 +179,10 @@ public final class PodPass {
     }
     long start = System.nanoTime();
     try {
-      ApplyOutcome applied = applier.apply(target, policy, tier, out.desired);
+      // A device selector that did not resolve this time (e.g. a mount not there yet) must not
+      // cost the pod the limits it holds on the disks it resolved to before.
+      boolean keepOtherDisks = !out.disks.problems().isEmpty();
+      ApplyOutcome applied = applier.apply(target, policy, tier, out.desired, keepOtherDisks);
       out.kernelTime = Duration.ofNanos(System.nanoTime() - start);
       out.written = applied.written();
       out.skipped = applied.skipped();
@@ -134,6 +191,9 @@ public final class PodPass {
         String message = "policy " + policy + " tier " + tier + ": " + applied.summary();
         out.warning(Reason.APPLY_FAILED, message);
         out.problem = message;
+        // EBUSY (or a cgroup that went mid-way) may pass by itself: retry with backoff rather
+        // than wait for the next resync.
+        out.retry = applied.failures().stream().anyMatch(f -> f.failure().retriable());
         return out.end(Kind.FAILED);
       }
       if (applied.unchanged()) {
@@ -169,7 +229,11 @@ public final class PodPass {
       }
       out.warning(Reason.APPLY_FAILED, e.getMessage());
       out.problem = e.getMessage();
+      out.retry = e.failure().retriable();
       return out.end(Kind.FAILED);
+    } catch (LedgerWriteException e) {
+      out.kernelTime = Duration.ofNanos(System.nanoTime() - start);
+      return ledgerFailed(out, e);
     }
   }
 
@@ -216,6 +280,7 @@ public final class PodPass {
       if (reverted.failed()) {
         out.warning(Reason.REVERT_FAILED, reverted.summary());
         out.problem = reverted.summary();
+        out.retry = reverted.failures().stream().anyMatch(f -> f.failure().retriable());
         return out.end(Kind.REVERT_FAILED);
       }
       out.normal(Reason.REVERTED, why + "; restored " + reverted.summary());
@@ -224,7 +289,11 @@ public final class PodPass {
       out.kernelTime = Duration.ofNanos(System.nanoTime() - start);
       if (e.failure() == CgroupFailure.CGROUP_GONE) {
         // Gone with the pod: there is nothing left to restore.
-        ledger.remove(entry.uid());
+        try {
+          ledger.remove(entry.uid());
+        } catch (LedgerWriteException notRemoved) {
+          return ledgerFailed(out, notRemoved);
+        }
         return out.end(Kind.FORGOTTEN);
       }
       out.failures.add(e);
@@ -232,6 +301,9 @@ public final class PodPass {
       out.problem = e.getMessage();
       out.retry = true;
       return out.end(Kind.REVERT_FAILED);
+    } catch (LedgerWriteException e) {
+      out.kernelTime = Duration.ofNanos(System.nanoTime() - start);
+      return ledgerFailed(out, e);
     }
   }
 
@@ -261,6 +333,7 @@ public final class PodPass {
     List<String> written = List.of();
     List<Skipped> skipped = List.of();
     final List<CgroupIoException> failures = new ArrayList<>();
+    LedgerWriteException ledgerFailure;
     final List<PodEvent> events = new ArrayList<>();
     String problem;
     LedgerEntry reverted;
@@ -290,6 +363,7 @@ public final class PodPass {
           written,
           skipped,
           failures,
+          Optional.ofNullable(ledgerFailure),
           events,
           problem,
           Optional.ofNullable(reverted),

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /** The file handling both ledgers share: the state directory, atomic replacement, moving aside. */
 final class StateFiles {
@@ -26,22 +27,34 @@ final class StateFiles {
   /**
    * Replaces {@code file} with {@code data}: written to a sibling, synced, then renamed over it
    * (atomically where the filesystem can), so a crash leaves the old or the new file, never half.
+   * The sibling's name is unique ({@code NAME.RANDOM.tmp}), so two writers never share one, and it
+   * is deleted when the write fails (a full disk is not left fuller).
    */
   static void replace(Path file, byte[] data) throws IOException {
-    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel channel =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      write(channel, data);
-      channel.force(true);
-    }
+    // rw-r--r-- as before (createTempFile alone makes rw-------); the umask still applies.
+    Path temp =
+        Files.createTempFile(
+            file.toAbsolutePath().getParent(),
+            file.getFileName() + ".",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
     try {
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        write(channel, data);
+        channel.force(true);
+      }
+      try {
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException deleteFailed) {
+        e.addSuppressed(deleteFailed);
+      }
+      throw e;
     }
   }
 

@@ -257,4 +257,78 @@ class PodHandlerTest {
     assertThat(states.get(UID).applied()).isTrue();
     assertThat(Files.readString(hashDir.resolve("io.bfq.weight"))).isEqualTo("default 10\n");
   }
+
+  @Test
+  void unknownNodeLabelsKeepWhatIsAppliedInsteadOfReverting() throws Exception {
+    handler = handler(false);
+    String selector = "  nodeSelector: {matchLabels: {disk: ssd}}";
+    NodeFacts ssd = new NodeFacts("node-1", Map.of("disk", "ssd"));
+    assertThat(handler.handle(pod("low"), ssd, policy(selector))).isEmpty();
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 10\n");
+    events.clear();
+
+    // The agent restarted and its first GET of the node failed: labels unknown, read as empty.
+    Optional<Duration> retry =
+        handler.handle(
+            pod("low"),
+            NODE,
+            policy(selector),
+            java.util.Set.of(dev.ioqos.node.UnknownFact.NODE_LABELS));
+
+    assertThat(retry).isPresent();
+    assertThat(events).containsExactly("Warning FactsUnknown");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 10\n");
+    assertThat(states.get(UID).applied()).isTrue();
+
+    // Known and really not selected: now it is reverted.
+    events.clear();
+    handler.handle(pod("low"), NODE, policy(selector));
+    assertThat(events).containsExactly("Normal Reverted");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 100\n");
+  }
+
+  @Test
+  void unknownFactsNoPolicyReadsChangeNothing() {
+    handler = handler(false);
+
+    assertThat(
+            handler.handle(
+                pod("low"),
+                NODE,
+                policy(""),
+                java.util.Set.of(dev.ioqos.node.UnknownFact.NODE_LABELS)))
+        .isEmpty();
+    assertThat(events).containsExactly("Normal Applied");
+  }
+
+  @Test
+  void aLedgerThatCannotBeWrittenStopsTheWriteAndIsRetried() throws Exception {
+    handler = handler(false);
+    Path journal = temp.resolve("state/ledger.journal");
+    Path snapshot = temp.resolve("state/ledger.json");
+    Files.createDirectory(snapshot); // the snapshot cannot be replaced, also for root
+    Files.createDirectory(journal); // nor the journal appended to
+
+    Optional<Duration> retry = handler.handle(pod("low"), NODE, policy(""));
+
+    assertThat(retry).isPresent();
+    assertThat(events).containsExactly("Warning LedgerNotWritten");
+    assertThat(states.get(UID).applied()).isFalse();
+    assertThat(states.get(UID).reason()).isEqualTo("LedgerNotWritten");
+    assertThat(kernelCalls).containsExactly("APPLY FAILURE");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 100\n");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.max"))).isEmpty();
+
+    Files.delete(journal);
+    Files.delete(snapshot);
+    events.clear();
+    assertThat(handler.handle(pod("low"), NODE, policy(""))).isEmpty();
+    assertThat(events).containsExactly("Normal Applied");
+    assertThat(Files.readString(node.resolve(DIR).resolve("io.bfq.weight")))
+        .isEqualTo("default 10\n");
+  }
 }

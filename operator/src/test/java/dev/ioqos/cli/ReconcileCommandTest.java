@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ioqos.node.StateDirLock;
 import dev.ioqos.testing.Fixtures;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -187,6 +188,27 @@ class ReconcileCommandTest {
     assertThat(repaired.get("written"))
         .extracting(JsonNode::asText)
         .contains("io.bfq.weight default 10");
+  }
+
+  @Test
+  void aStateDirectoryAnotherProcessHoldsIsRefusedUnlessTold() throws Exception {
+    write("policy.yaml", POLICY);
+    write("backup.yaml", pod("backup", BURSTABLE, "Burstable", "low", "node-1"));
+
+    try (StateDirLock agent = StateDirLock.acquire(state)) {
+      assertThat(agent).isNotNull();
+      Run refused = apply();
+
+      assertThat(refused.exit()).isEqualTo(1);
+      assertThat(refused.err())
+          .contains("is held by another ioqos process")
+          .contains("--ignore-lock");
+      assertThat(state.resolve("ledger.json")).doesNotExist();
+
+      Run told = apply("--ignore-lock");
+      assertThat(told.exit()).isZero();
+      assertThat(told.out()).contains("result:   APPLIED");
+    }
   }
 
   @Test

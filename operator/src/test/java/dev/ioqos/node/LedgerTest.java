@@ -1,6 +1,7 @@
 package dev.ioqos.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoLimits;
@@ -89,6 +90,19 @@ class LedgerTest {
   }
 
   @Test
+  void theSnapshotIsReadableByAllAndWrittenByRootOnly() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    for (int i = 0; i <= Ledger.MIN_JOURNAL; i++) {
+      ledger.put(entry("u" + i, i + 1)); // the first write and a fold are snapshots
+    }
+
+    assertThat(
+            java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(state.resolve("ledger.json"))))
+        .isEqualTo("rw-r--r--");
+  }
+
+  @Test
   void anUnreadableLedgerIsMovedAsideNotTrusted() throws Exception {
     Files.writeString(state.resolve("ledger.json"), "{not json");
 
@@ -116,7 +130,7 @@ class LedgerTest {
     List<String> lines = Files.readAllLines(state.resolve("ledger.journal"));
     assertThat(lines).hasSize(2);
     assertThat(lines.get(0)).contains("\"uid\":\"u2\"").contains("\"weight\":10");
-    assertThat(lines.get(1)).isEqualTo("{\"uid\":\"u1\",\"entry\":null}");
+    assertThat(lines.get(1)).startsWith("{\"uid\":\"u1\",\"entry\":null,\"crc\":\"");
   }
 
   @Test
@@ -197,5 +211,99 @@ class LedgerTest {
     }
 
     assertThat(Ledger.open(state).entries()).hasSize(400);
+  }
+
+  @Test
+  void aFailedWriteLeavesTheLedgerAsItWasAndALaterOneLands() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10)); // the journal exists now
+    Path journal = state.resolve("ledger.journal");
+    Files.delete(journal);
+    Files.createDirectory(journal); // every append fails now, also for root
+
+    assertThatThrownBy(() -> ledger.put(entry("u3", 20)))
+        .isInstanceOf(LedgerWriteException.class)
+        .hasMessageContaining("ledger.journal");
+    assertThatThrownBy(() -> ledger.remove("u1")).isInstanceOf(LedgerWriteException.class);
+
+    assertThat(ledger.get("u3")).isEmpty();
+    assertThat(ledger.get("u1")).contains(entry("u1", 500));
+    assertThat(ledger.problem()).isPresent();
+    assertThat(ledger.writeFailures()).isEqualTo(2);
+
+    Files.delete(journal); // u2's line goes with it: the next write must be a whole snapshot
+    ledger.put(entry("u3", 20));
+    assertThat(ledger.problem()).isEmpty();
+    assertThat(Ledger.open(state).entries())
+        .containsExactly(entry("u1", 500), entry("u2", 10), entry("u3", 20));
+  }
+
+  @Test
+  void aTornLineInTheMiddleCostsOnlyItself() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10));
+    ledger.put(entry("u3", 30));
+    Path journal = state.resolve("ledger.journal");
+    List<String> lines = Files.readAllLines(journal);
+    String torn = lines.get(0).substring(0, 40);
+    Files.writeString(journal, torn + "\n" + lines.get(1) + "\n");
+
+    assertThat(Ledger.open(state).entries()).containsExactly(entry("u1", 500), entry("u3", 30));
+  }
+
+  @Test
+  void aLineFailingItsChecksumIsSkippedAndTheLinesAfterItKept() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10));
+    ledger.put(entry("u3", 30));
+    Path journal = state.resolve("ledger.journal");
+    List<String> lines = Files.readAllLines(journal);
+    // Still valid JSON, one digit changed: only the checksum tells.
+    String flipped = lines.get(0).replace("\"weight\":10", "\"weight\":90");
+    assertThat(flipped).isNotEqualTo(lines.get(0));
+    Files.writeString(journal, flipped + "\n" + lines.get(1) + "\n");
+
+    assertThat(Ledger.open(state).entries()).containsExactly(entry("u1", 500), entry("u3", 30));
+  }
+
+  @Test
+  void journalLinesOfEarlierVersionsWithoutAChecksumAreRead() throws Exception {
+    Ledger.open(state).put(entry("u1", 500));
+    Files.writeString(
+        state.resolve("ledger.journal"),
+        "{\"uid\":\"u1\",\"entry\":null}\n"
+            + "{\"uid\":\"u2\",\"entry\":{\"uid\":\"u2\",\"namespace\":\"db\",\"name\":\"p\","
+            + "\"weight\":10}}\n");
+
+    assertThat(Ledger.open(state).entries()).extracting(LedgerEntry::uid).containsExactly("u2");
+  }
+
+  @Test
+  void anAppendAfterATornTailStartsOnAWholeLine() throws Exception {
+    Ledger ledger = Ledger.open(state);
+    ledger.put(entry("u1", 500));
+    ledger.put(entry("u2", 10));
+    Path journal = state.resolve("ledger.journal");
+    Files.writeString(journal, "{\"uid\":\"u9\",\"ent", java.nio.file.StandardOpenOption.APPEND);
+
+    ledger.put(entry("u3", 30));
+
+    assertThat(Files.readAllLines(journal)).hasSize(2).allMatch(line -> line.contains("\"crc\""));
+    assertThat(Ledger.open(state).entries())
+        .containsExactly(entry("u1", 500), entry("u2", 10), entry("u3", 30));
+  }
+
+  @Test
+  void aStateDirectoryIsLockedOnceAndFreeAfterClose() {
+    try (StateDirLock held = StateDirLock.acquire(state)) {
+      assertThat(held).isNotNull();
+      assertThatThrownBy(() -> StateDirLock.acquire(state))
+          .isInstanceOf(StateDirBusyException.class)
+          .hasMessageContaining(state.toString());
+    }
+    StateDirLock.acquire(state).close();
   }
 }

@@ -1,6 +1,7 @@
 package dev.ioqos.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ioqos.cgroup.CgroupFailure;
 import dev.ioqos.cgroup.CgroupFiles;
@@ -159,5 +160,64 @@ class PodApplierTest {
 
     assertThat(Files.readString(podDir.resolve("io.max")))
         .isEqualTo("254:0 rbps=1048576 wbps=max riops=max wiops=max\n");
+  }
+
+  @Test
+  void aLedgerThatCannotRecordTheChangeMeansNoCgroupWrite() throws Exception {
+    applier.apply(
+        pod, "storage", "low", desired(OptionalInt.of(10), OptionalInt.empty(), Map.of()));
+    String weightBefore = Files.readString(podDir.resolve("io.weight"));
+    String maxBefore = Files.readString(podDir.resolve("io.max"));
+    Path journal = temp.resolve("state/ledger.journal");
+    Files.deleteIfExists(journal);
+    Files.writeString(
+        temp.resolve("state/ledger.json"), Files.readString(temp.resolve("state/ledger.json")));
+    Files.createDirectory(journal); // every append fails from now on, also for root
+
+    assertThatThrownBy(
+            () ->
+                applier.apply(
+                    pod,
+                    "storage",
+                    "low",
+                    desired(OptionalInt.of(10), OptionalInt.empty(), Map.of(VDA, LOW))))
+        .isInstanceOf(LedgerWriteException.class);
+
+    assertThat(Files.readString(podDir.resolve("io.max"))).isEqualTo(maxBefore);
+    assertThat(Files.readString(podDir.resolve("io.weight"))).isEqualTo(weightBefore);
+    assertThat(ledger.get(pod.uid()).orElseThrow().held().limits()).isEmpty();
+  }
+
+  @Test
+  void disksThatDidNotResolveKeepTheirLimitsWhenAskedTo() throws Exception {
+    applier.apply(
+        pod,
+        "storage",
+        "low",
+        desired(OptionalInt.of(10), OptionalInt.empty(), Map.of(VDA, LOW, VDB, LOW)));
+
+    // VDB's selector did not resolve this time: its cap is unknown territory, not "not wanted".
+    ApplyOutcome outcome =
+        applier.apply(
+            pod,
+            "storage",
+            "low",
+            desired(OptionalInt.of(10), OptionalInt.empty(), Map.of(VDA, LOW)),
+            true);
+
+    // (The fixture's io.max is a plain file that keeps the last line written, so the writes are
+    // checked, not the file.)
+    assertThat(outcome.failed()).isFalse();
+    assertThat(outcome.written()).noneMatch(line -> line.contains("254:16"));
+    assertThat(ledger.get(pod.uid()).orElseThrow().held().limits()).containsKeys(VDA, VDB);
+
+    ApplyOutcome resolved =
+        applier.apply(
+            pod,
+            "storage",
+            "low",
+            desired(OptionalInt.of(10), OptionalInt.empty(), Map.of(VDA, LOW)));
+    assertThat(resolved.written()).contains("io.max 254:16 rbps=max wbps=max riops=max wiops=max");
+    assertThat(ledger.get(pod.uid()).orElseThrow().held().limits()).containsOnlyKeys(VDA);
   }
 }
