@@ -94,7 +94,8 @@ public final class Agent implements AutoCloseable {
             nodeState,
             podMetrics(metrics),
             new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)));
-    this.reconciler = new PodReconciler(handler, nodeLabels, new PolicyValidity());
+    this.reconciler =
+        new PodReconciler(handler, nodeLabels, new PolicyValidity(), new ClaimVolumes(client));
     this.operator =
         new Operator(
             o ->

@@ -39,13 +39,16 @@ public final class PodReconciler implements Reconciler<Pod> {
   private final PodHandler handler;
   private final NodeLabels nodeLabels;
   private final PolicyValidity validity;
+  private final ClaimVolumes claims;
   private InformerEventSource<IoPolicy, Pod> policies;
   private InformerEventSource<Namespace, Pod> namespaces;
   private final ResyncTrigger resync = new ResyncTrigger();
   private volatile EventSourceContext<Pod> sources;
 
-  public PodReconciler(PodHandler handler, NodeLabels nodeLabels, PolicyValidity validity) {
+  public PodReconciler(
+      PodHandler handler, NodeLabels nodeLabels, PolicyValidity validity, ClaimVolumes claims) {
     this.handler = handler;
+    this.claims = claims;
     this.nodeLabels = nodeLabels;
     this.validity = validity;
   }
@@ -119,12 +122,14 @@ public final class PodReconciler implements Reconciler<Pod> {
     if (context.isPrimaryResourceDeleted()) {
       // Gone from the API: kubelet has removed its cgroup, nothing to enforce or restore.
       handler.forget(pod.getMetadata().getUid());
+      claims.forget(pod.getMetadata().getUid());
       return UpdateControl.noUpdate();
     }
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       // kubelet removes a finished pod's cgroup: nothing to enforce or restore.
       handler.forget(pod.getMetadata().getUid());
+      claims.forget(pod.getMetadata().getUid());
       return UpdateControl.noUpdate();
     }
     Namespace namespace =
@@ -132,7 +137,7 @@ public final class PodReconciler implements Reconciler<Pod> {
     List<PolicyRules> rules = new ArrayList<>();
     policies.list().forEach(policy -> validity.rules(policy).ifPresent(rules::add));
     Optional<Duration> retry =
-        handler.handle(ApiMapping.pod(pod, namespace), nodeLabels.facts(), rules);
+        handler.handle(ApiMapping.pod(pod, namespace, claims), nodeLabels.facts(), rules);
     return retry
         .<UpdateControl<Pod>>map(d -> UpdateControl.<Pod>noUpdate().rescheduleAfter(d))
         .orElseGet(UpdateControl::noUpdate);
