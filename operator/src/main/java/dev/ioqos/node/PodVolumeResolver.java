@@ -29,7 +29,9 @@ import java.util.function.Function;
  *       <kubelet-root>/plugins/.../volumeDevices/<pv>/.../<pod uid>} (from devtmpfs, whose
  *       mountinfo root names the node) and symlinks the pod's {@code volumeDevices} entry to it.
  *   <li>hostPath: the host path itself.
- *   <li>configMap, secret, projected, downwardAPI: kubelet writes them to a tmpfs, no disk.
+ *   <li>configMap, secret, projected, downwardAPI: data kubelet writes and the pod reads, left out
+ *       unless named; secret, projected and downwardAPI are a tmpfs (no disk), configMap a
+ *       directory on kubelet's root filesystem.
  * </ul>
  */
 final class PodVolumeResolver {
@@ -123,6 +125,16 @@ final class PodVolumeResolver {
           "kubelet has not mounted it yet: no mount at " + volumes + "/<plugin>/" + dirName);
     }
     return onPath(volume, mount.get().mount().mountPoint(), table, named);
+  }
+
+  /** kubelet's plugin directory for API data, {@code kubernetes.io~<plugin name>}. */
+  private static String apiDataPlugin(PodVolume.ApiData data) {
+    return switch (data.kind()) {
+      case "configMap" -> "kubernetes.io~configmap";
+      case "secret" -> "kubernetes.io~secret";
+      case "projected" -> "kubernetes.io~projected";
+      default -> "kubernetes.io~downward-api";
+    };
   }
 
   /** {@code <plugin>/<dir>}, or CSI's {@code kubernetes.io~csi/<dir>/mount}. */

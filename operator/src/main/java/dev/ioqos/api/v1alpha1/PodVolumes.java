@@ -16,9 +16,9 @@ public class PodVolumes {
       "Names of pod volumes (spec.volumes[].name) whose disks to target; omitted or empty: every"
           + " volume of the pod that sits on a disk. A named volume that resolves to no disk is"
           + " reported as an Event on the pod.")
-  @Size(max = 64)
+  @Size(max = 32)
   @ValidationRule(
-      value = "self.all(n, n.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(n) <= 63)",
+      value = "self.all(n, n.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))",
       message =
           "podVolumes.names entries must be pod volume names (DNS labels: lower case letters,"
               + " digits and -, at most 63 characters)",
@@ -26,10 +26,10 @@ public class PodVolumes {
   @ValidationRule(
       value = "self.all(n, self.exists_one(m, m == n))",
       message = "podVolumes.names must not repeat a name",
-      reason = "FieldValueDuplicate")
-  private List<String> names;
+      reason = "FieldValueInvalid")
+  private List<@Size(min = 1, max = 63) String> names;
 
-  public List<String> getNames() {
+  public List<@Size(min = 1, max = 63) String> getNames() {
     return names;
   }
 

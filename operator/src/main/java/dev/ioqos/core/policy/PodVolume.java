@@ -67,12 +67,20 @@ public record PodVolume(String name, Source source) {
   }
 
   /**
-   * A volume kubelet fills from the API (configMap, secret, projected, downwardAPI): always a
-   * tmpfs, no disk.
+   * A volume kubelet fills from the API: configMap (a directory on kubelet's root filesystem),
+   * secret, projected and downwardAPI (each a tmpfs). Their I/O is kubelet's, not the workload's,
+   * so they are left out unless a policy names them.
+   *
+   * @param kind {@code configMap}, {@code secret}, {@code projected} or {@code downwardAPI}
    */
   public record ApiData(String kind) implements Source {
     public ApiData {
       Immutables.text(kind, "volume kind");
+    }
+
+    /** Only configMap data is kept on disk (kubelet's configmap plugin wraps a disk emptyDir). */
+    public boolean onDisk() {
+      return kind.equals("configMap");
     }
   }
 
