@@ -80,12 +80,23 @@ final class PodVolumeResolver {
     String volumes = podDir(uid) + "/volumes";
     PodVolume.Source source = volume.source();
     String kind = source.kind();
-    if (source instanceof PodVolume.ApiData) {
-      return noDisk(
-          volume,
-          volumes + "/*/" + volume.name(),
-          "kubelet keeps " + kind + " data on a tmpfs",
-          named);
+    if (source instanceof PodVolume.ApiData data) {
+      String dir = volumes + "/" + apiDataPlugin(data) + "/" + volume.name();
+      if (!named) {
+        return new VolumeDecision(
+            volume.name(),
+            kind,
+            dir,
+            List.of(),
+            "left out: kubelet writes "
+                + kind
+                + " data, the pod only reads it (name it to target it)",
+            false);
+      }
+      if (!data.onDisk()) {
+        return noDisk(volume, dir, "kubelet keeps " + kind + " data on a tmpfs", true);
+      }
+      return onPath(volume, dir, table, true);
     }
     if (source instanceof PodVolume.EmptyDir emptyDir) {
       String dir = volumes + "/" + EMPTY_DIR_PLUGIN + "/" + volume.name();
