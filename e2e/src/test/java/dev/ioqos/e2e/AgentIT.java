@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ioqos.api.v1alpha1.IoNodeState;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.QosClass;
+import dev.ioqos.testkit.Policies;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The node agent end to end against a real API server and a node's cgroup tree. */
@@ -36,6 +39,73 @@ class AgentIT extends AgentTestSupport {
             "IoNodeState counts the pod");
     assertThat(state.getStatus().getPods().getManaged()).isEqualTo(1);
     assertThat(state.getStatus().getDevices()).extracting(d -> d.getName()).contains("vda", "vdb");
+  }
+
+  @Test
+  void aPolicyOverManyPodsPostsTheNodesEventBudgetAndSummarizesTheRest() {
+    policy("flood", "");
+    startAgent();
+    long started = System.nanoTime();
+    List<Pod> pods =
+        java.util.stream.IntStream.range(0, 40)
+            .mapToObj(i -> pod("flood-" + i, "low", nodeName))
+            .toList();
+    pods.forEach(p -> node.createPod(uid(p), QosClass.BURSTABLE));
+    pods.forEach(p -> awaitCap(p, LOW_CAP));
+    long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+
+    // Every pod is capped, but the node posts its burst (25) and one more per 5 s only.
+    long applied =
+        client.v1().events().inNamespace(namespace).list().getItems().stream()
+            .filter(e -> e.getReason().equals("Applied"))
+            .count();
+    assertThat(applied).isBetween(1L, 25L + seconds / 5 + 1);
+    Event summary =
+        eventually(
+                () ->
+                    client.v1().events().inNamespace("default").list().getItems().stream()
+                        .filter(e -> e.getInvolvedObject().getName().equals(nodeName))
+                        .filter(e -> e.getReason().equals("EventsRateLimited"))
+                        .findFirst(),
+                java.util.Optional::isPresent,
+                "a summary Event on the node")
+            .get();
+    assertThat(summary.getInvolvedObject().getKind()).isEqualTo("Node");
+    assertThat(summary.getMessage()).contains("to keep within this node's Event budget (Applied ");
+    assertThat(summary.getCount()).isPositive();
+  }
+
+  @Test
+  void aTierItsNamespaceMayNotChooseIsRefusedUntilTheNamespaceIsAllowed() {
+    String yaml =
+        Policies.highAndLow("guarded", "ioqos-test", namespace, true, "  defaultTier: low\n")
+            .replace(
+                "    - {name: high, weight: 500}\n",
+                "    - name: high\n"
+                    + "      weight: 500\n"
+                    + "      annotationNamespaceSelector: {matchLabels: {ioqos-high: allowed}}\n");
+    client.resource(Policies.load(client, yaml)).create();
+    startAgent(false, Duration.ofSeconds(2));
+    Pod db = pod("db", "high", nodeName);
+    node.createPod(uid(db), QosClass.BURSTABLE);
+
+    // Asked for high from a namespace the tier does not allow: placed in the default tier.
+    awaitCap(db, LOW_CAP);
+    assertThat(event(db, "TierNotAllowed").getMessage())
+        .contains("annotation ioqos.dev/tier=high names a tier of IoPolicy guarded")
+        .contains("pods of namespace " + namespace + " may not choose");
+
+    client
+        .namespaces()
+        .withName(namespace)
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("ioqos-high", "allowed");
+              return n;
+            });
+    // The sandbox tree keeps the line the agent wrote; a kernel would drop an all-max line.
+    eventually(() -> file(db, "io.max"), text -> !text.contains("wbps=20971520"), "the cap goes");
+    eventually(() -> file(db, "io.bfq.weight"), "default 136\n"::equals, "tier high's weight");
   }
 
   @Test

@@ -446,7 +446,8 @@ class DeployChartIT {
             "--kubelet-root-dir=/var/lib/kubelet",
             "--state-dir=/var/lib/ioqos",
             "--resync=PT60S",
-            "--metrics-port=8080");
+            "--metrics-port=8080",
+            "--health-port=8081");
     assertThat(agent.getEnv())
         .anyMatch(
             e ->
@@ -483,10 +484,13 @@ class DeployChartIT {
 
     assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-    assertThat(agent.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+    // The probes on a port of their own: scrapers cannot delay them.
+    assertThat(agent.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
+    assertThat(agent.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
+    assertThat(agent.getStartupProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
     assertThat(agent.getPorts())
-        .singleElement()
-        .satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(8080));
+        .extracting(p -> p.getName() + "=" + p.getContainerPort())
+        .containsExactly("metrics=8080", "health=8081");
     assertThat(agent.getResources().getLimits()).containsKeys("cpu", "memory");
     assertThat(agent.getResources().getRequests()).containsKeys("cpu", "memory");
 

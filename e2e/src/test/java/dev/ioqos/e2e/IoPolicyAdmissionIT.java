@@ -409,6 +409,47 @@ class IoPolicyAdmissionIT {
             "spec.mode",
             "Unsupported value: \"Audit\""),
         Arguments.of(
+            "selector operator unknown",
+            "nodeSelector: {matchExpressions: [{key: zone, operator: Equals, values: [a]}]}\n"
+                + "tiers: [{name: a, weight: 100}]",
+            "spec.nodeSelector.matchExpressions[0].operator",
+            "Unsupported value: \"Equals\""),
+        Arguments.of(
+            "selector In without values",
+            "podSelector: {matchExpressions: [{key: app, operator: In}]}\n"
+                + "tiers: [{name: a, weight: 100}]",
+            "spec.podSelector.matchExpressions[0]",
+            "values must be non-empty for In and NotIn"),
+        Arguments.of(
+            "selector Exists with values",
+            "namespaceSelector: {matchExpressions: [{key: team, operator: Exists, values: [x]}]}\n"
+                + "tiers: [{name: a, weight: 100}]",
+            "spec.namespaceSelector.matchExpressions[0]",
+            "empty for Exists and DoesNotExist"),
+        Arguments.of(
+            "selector without key",
+            "podSelector: {matchExpressions: [{operator: Exists}]}\n"
+                + "tiers: [{name: a, weight: 100}]",
+            "spec.podSelector.matchExpressions[0].key",
+            "Required value"),
+        Arguments.of(
+            "tier namespace selector operator unknown",
+            oneTier(
+                "annotationNamespaceSelector: {matchExpressions: [{key: team, operator: in,"
+                    + " values: [db]}]}"),
+            "spec.tiers[0].annotationNamespaceSelector.matchExpressions[0].operator",
+            "Unsupported value: \"in\""),
+        Arguments.of(
+            "read IOPS above the kernel's bound",
+            oneTier("limits: {readIOPS: 4294967295}"),
+            "spec.tiers[0].limits.readIOPS",
+            "less than or equal to 4294967294"),
+        Arguments.of(
+            "write IOPS above the kernel's bound",
+            oneTier("limits: {writeIOPS: 9999999999}"),
+            "spec.tiers[0].limits.writeIOPS",
+            "less than or equal to"),
+        Arguments.of(
             "priority too high",
             "priority: 2000000000\ntiers: [{name: a, weight: 100}]",
             "spec.priority",

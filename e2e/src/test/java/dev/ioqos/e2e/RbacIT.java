@@ -147,7 +147,7 @@ class RbacIT {
         can("agent", "list", "ioqos.dev", "iopolicies", "", "", ""),
         can("agent", "watch", "ioqos.dev", "iopolicies", "", "", ""),
         can("agent", "create", "", "events", "", "default", ""),
-        can("agent", "patch", "", "events", "", "default", ""),
+        cannot("agent", "patch", "", "events", "", "default", ""),
         can("agent", "get", "", "nodes", "", "", "node-a"),
         can("agent", "get", "", "persistentvolumeclaims", "", "default", "data-db"),
         cannot("agent", "list", "", "persistentvolumeclaims", "", "default", ""),
@@ -176,6 +176,7 @@ class RbacIT {
         cannot("agent", "delete", "ioqos.dev", "iopolicies", "", "", "p"),
         cannot("agent", "list", "ioqos.dev", "ionodestates", "", "", ""),
         cannot("agent", "patch", "ioqos.dev", "ionodestates", "", "", "node-a"),
+        cannot("agent", "update", "ioqos.dev", "ionodestates", "", "", "node-a"),
         cannot("agent", "delete", "ioqos.dev", "ionodestates", "", "", "node-a"),
         cannot("agent", "get", "coordination.k8s.io", "leases", "", NAMESPACE, "ioqos-aggregator"),
         cannot("agent", "create", "", "serviceaccounts", "token", NAMESPACE, "ioqos-agent"),
@@ -334,13 +335,11 @@ class RbacIT {
             "get /nodes",
             "get /persistentvolumeclaims",
             "create /events",
-            "patch /events",
             "get ioqos.dev/iopolicies",
             "list ioqos.dev/iopolicies",
             "watch ioqos.dev/iopolicies",
             "get ioqos.dev/ionodestates",
             "create ioqos.dev/ionodestates",
-            "update ioqos.dev/ionodestates",
             "update ioqos.dev/ionodestates/status");
   }
 
@@ -460,7 +459,14 @@ class RbacIT {
       foreign.setStatus(status(7));
       assertDenied(() -> onA.resource(foreign).updateStatus(), "bound to node vap-a, not vap-b");
       foreign.getMetadata().setLabels(Map.of("touched", "yes"));
-      assertDenied(() -> onA.resource(foreign).update(), "not vap-b");
+      // Updating the object itself is not granted at all (the agent writes only status).
+      assertThatThrownBy(() -> onA.resource(foreign).update())
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class,
+              e -> {
+                assertThat(e.getCode()).isEqualTo(403);
+                assertThat(e.getMessage()).contains("cannot update resource \"ionodestates\"");
+              });
       assertThat(admin.resources(IoNodeState.class).withName("vap-b").get().getStatus()).isNull();
     } finally {
       admin.resources(IoNodeState.class).withName("vap-a").delete();

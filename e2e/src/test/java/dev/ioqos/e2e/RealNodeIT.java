@@ -405,6 +405,49 @@ abstract class RealNodeIT {
   // Revert, forget, restart
 
   @Test
+  @Order(8)
+  void aStaticPodIsCappedInTheCgroupKubeletNamesAfterItsConfigHash() throws Exception {
+    // Static pods (kubeadm's control plane) run under their manifest's hash; the mirror pod in
+    // the API has a UID of its own, which names no cgroup.
+    Pod manifest = pod("static-writer", "low", "Burstable", "busybox", "sleep", "36000");
+    String yaml =
+        java.util.Base64.getEncoder()
+            .encodeToString(
+                io.fabric8.kubernetes.client.utils.Serialization.asYaml(manifest)
+                    .getBytes(StandardCharsets.UTF_8));
+    node.sh("echo " + yaml + " | base64 -d > /etc/kubernetes/manifests/static-writer.yaml");
+    String mirrorName = "static-writer-" + node.name();
+    try {
+      Pod mirror =
+          eventually(
+              () -> client.pods().inNamespace(NS).withName(mirrorName).get(),
+              p -> p != null && "Running".equals(p.getStatus().getPhase()),
+              Duration.ofMinutes(4),
+              "the static pod's mirror pod is Running");
+      String hash = mirror.getMetadata().getAnnotations().get("kubernetes.io/config.mirror");
+      assertThat(hash).matches("[0-9a-f]{32}").isNotEqualTo(mirror.getMetadata().getUid());
+      String dir = "/sys/fs/cgroup" + podCgroup("Burstable", hash);
+      String max = DISK + " rbps=max wbps=" + CAP_BPS + " riops=max wiops=200";
+      eventuallyInGuest(
+          "test \"$(cat " + dir + "/io.max)\" = '" + max + "'",
+          Duration.ofMinutes(2),
+          "the static pod's cgroup " + dir + " holds io.max '" + max + "'");
+      eventually(
+          () -> events(mirrorName),
+          list -> list.stream().anyMatch(e -> "Applied".equals(e.getReason())),
+          Duration.ofMinutes(1),
+          "an Applied Event on the mirror pod");
+    } finally {
+      node.sh("rm -f /etc/kubernetes/manifests/static-writer.yaml");
+      eventually(
+          () -> client.pods().inNamespace(NS).withName(mirrorName).get(),
+          p -> p == null,
+          Duration.ofMinutes(2),
+          "the mirror pod is gone with its manifest");
+    }
+  }
+
+  @Test
   @Order(20)
   void aRestartedAgentRewritesNothingThatHolds() throws Exception {
     Pod before = awaitAgentReady(Duration.ofMinutes(1));
@@ -854,7 +897,23 @@ abstract class RealNodeIT {
     return "\nkubelet's log ends:\n"
         + node.log("kubelet", 12)
         + "\ncontainerd's log ends:\n"
-        + node.log("containerd", 6);
+        + node.log("containerd", 6)
+        + "\nthe agent container's logs end (kubelet's /var/log/pods, every attempt):\n"
+        + agentLogs();
+  }
+
+  /** The agent's own output: the API server reaches no kubelet here, so no `kubectl logs`. */
+  String agentLogs() {
+    try {
+      return node.sh(
+          "for f in /var/log/pods/"
+              + AGENT_NS
+              + "_ioqos-agent-*/agent/*.log; do"
+              + " [ -e \"$f\" ] || continue; echo \"== $f\"; tail -n 25 \"$f\"; done",
+          Duration.ofSeconds(30));
+    } catch (Exception e) {
+      return "(could not read them: " + e + ")";
+    }
   }
 
   static String lastLine(String text) {

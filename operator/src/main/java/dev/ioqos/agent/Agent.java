@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -59,6 +60,7 @@ public final class Agent implements AutoCloseable {
   private final PodReconciler reconciler;
   private final AgentMetrics metrics;
   private final EventReporter events;
+  private final Liveness liveness;
   private final ScheduledExecutorService periodic =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -94,8 +96,13 @@ public final class Agent implements AutoCloseable {
             nodeState,
             podMetrics(metrics),
             new Backoff(Duration.ofMillis(100), Duration.ofSeconds(30)));
+    // The periodic loop beats every second but also runs the resync: twice a resync plus a minute
+    // before it counts as stalled. A pass that runs two minutes is stuck in the kernel or a lock.
+    this.liveness =
+        new Liveness(clock, config.resync().multipliedBy(2).plusSeconds(60), Duration.ofMinutes(2));
     this.reconciler =
-        new PodReconciler(handler, nodeLabels, new PolicyValidity(), new ClaimVolumes(client));
+        new PodReconciler(
+            handler, nodeLabels, new PolicyValidity(), liveness, new ClaimVolumes(client));
     this.operator =
         new Operator(
             o ->
@@ -168,6 +175,26 @@ public final class Agent implements AutoCloseable {
 
   public boolean started() {
     return started;
+  }
+
+  /**
+   * Why /healthz should fail, or empty while the agent makes progress: an informer that stopped
+   * watching (JOSDK's event-source health), the periodic loop or a pod pass stalled ({@link
+   * Liveness}). Before start returned nothing is judged: the startup probe covers that time.
+   */
+  public Optional<String> stuck() {
+    if (!started) {
+      return Optional.empty();
+    }
+    if (!operator.getRuntimeInfo().allEventSourcesAreHealthy()) {
+      return Optional.of(
+          "informers not healthy: "
+              + operator.getRuntimeInfo().unhealthyEventSources().values().stream()
+                  .flatMap(sources -> sources.keySet().stream())
+                  .sorted()
+                  .toList());
+    }
+    return liveness.problem();
   }
 
   /** Ready for /readyz: the informers synced (start returned) and the node was probed. */
@@ -332,6 +359,8 @@ public final class Agent implements AutoCloseable {
   }
 
   private void publishSafely() {
+    liveness.beat();
+    events.summarize();
     try {
       nodeState.publish(engine.capabilities());
     } catch (RuntimeException e) {

@@ -18,11 +18,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts Events on pods, rate limited: the same reason and message for the same pod is posted at
- * most once per {@code interval}, so a periodic resync of 500 pods does not flood the API server. A
- * failure to post is logged, never thrown: Events are a courtesy, not the source of truth. They are
- * posted by one background thread, so that no reconcile waits for the API server to store an Event
- * (a full queue drops Events, logged).
+ * Posts Events on pods, rate limited twice: the same reason and message for the same pod is posted
+ * at most once per {@code interval}, so a periodic resync of 500 pods does not flood the API
+ * server; and the whole node stays within an {@link EventBudget}, whose suppressed Events are told
+ * in one summary Event on the Node at most once a minute ({@link #summarize()}). A failure to post
+ * is logged, never thrown: Events are a courtesy, not the source of truth. They are posted by one
+ * background thread, so that no reconcile waits for the API server to store an Event (a full queue
+ * drops Events, logged).
  */
 public final class EventReporter implements PodEventSink, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventReporter.class);
@@ -33,6 +35,8 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
   private final String nodeName;
   private final Duration interval;
   private final Clock clock;
+  private final EventBudget budget;
+  private volatile Instant lastSummary = Instant.MIN;
   private final Map<String, Instant> lastPosted =
       new LinkedHashMap<>(256, 0.75f, true) {
         private static final long serialVersionUID = 1L;
@@ -58,10 +62,20 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
           (task, executor) -> LOG.warn("{} Events queued already: one dropped", MAX_QUEUED));
 
   public EventReporter(KubernetesClient client, String nodeName, Duration interval, Clock clock) {
+    this(client, nodeName, interval, clock, EventBudget.standard(clock));
+  }
+
+  public EventReporter(
+      KubernetesClient client,
+      String nodeName,
+      Duration interval,
+      Clock clock,
+      EventBudget budget) {
     this.client = client;
     this.nodeName = nodeName;
     this.interval = interval;
     this.clock = clock;
+    this.budget = budget;
   }
 
   /** Posts unless the same event for this pod was posted within the interval. */
@@ -76,6 +90,10 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
     synchronized (lastPosted) {
       Instant last = lastPosted.get(key);
       if (last != null && last.plus(interval).isAfter(now)) {
+        return;
+      }
+      if (!budget.admit(type, reason)) {
+        // Not remembered as posted: once the budget allows, a later pass posts it.
         return;
       }
       lastPosted.put(key, now);
@@ -123,6 +141,64 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
     } catch (KubernetesClientException e) {
       LOG.warn(
           "could not post event {} on pod {}: {}", reason, pod.qualifiedName(), e.getMessage());
+    }
+  }
+
+  /**
+   * Posts one Event on the Node telling how many pod Events the budget turned away, at most once a
+   * minute; called by the agent's periodic loop.
+   */
+  public void summarize() {
+    Instant now = clock.instant();
+    if (Duration.between(lastSummary, now).compareTo(Duration.ofMinutes(1)) < 0) {
+      return;
+    }
+    budget
+        .drain()
+        .ifPresent(
+            summary -> {
+              lastSummary = now;
+              LOG.warn("{}", summary.message());
+              if (!poster.isShutdown()) {
+                poster.execute(() -> createOnNode(summary, now));
+              }
+            });
+  }
+
+  private void createOnNode(EventBudget.Summary summary, Instant now) {
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace("default")
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(nodeName + ".")
+                  .withNamespace("default")
+                  .endMetadata()
+                  .withInvolvedObject(
+                      new ObjectReferenceBuilder()
+                          .withApiVersion("v1")
+                          .withKind("Node")
+                          .withName(nodeName)
+                          .build())
+                  .withType(summary.warnings() ? "Warning" : "Normal")
+                  .withReason("EventsRateLimited")
+                  .withMessage(summary.message())
+                  .withNewSource()
+                  .withComponent("ioqos")
+                  .withHost(nodeName)
+                  .endSource()
+                  .withReportingComponent("ioqos.dev/agent")
+                  .withReportingInstance(nodeName)
+                  .withFirstTimestamp(now.toString())
+                  .withLastTimestamp(now.toString())
+                  .withCount(summary.count())
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      LOG.warn("could not post the Event summary on node {}: {}", nodeName, e.getMessage());
     }
   }
 

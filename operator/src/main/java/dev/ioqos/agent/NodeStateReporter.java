@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -136,7 +137,12 @@ public final class NodeStateReporter implements PodStateSink {
     kernel.setIocost(caps.iocostAvailable());
     status.setKernel(kernel);
     List<DeviceStatus> devices = new ArrayList<>();
-    for (DiskCapability disk : caps.devices()) {
+    // The CRD holds at most MAX_DEVICES (a node with hundreds of rbd/nbd disks would otherwise
+    // have every status write refused): the first by name, and the count of the rest.
+    List<DiskCapability> disks =
+        caps.devices().stream().sorted(Comparator.comparing(DiskCapability::name)).toList();
+    int omitted = Math.max(0, disks.size() - IoNodeStateStatus.MAX_DEVICES);
+    for (DiskCapability disk : disks.subList(0, disks.size() - omitted)) {
       DeviceStatus device = new DeviceStatus();
       device.setName(disk.name());
       device.setMajMin(disk.majMin().toString());
@@ -148,6 +154,7 @@ public final class NodeStateReporter implements PodStateSink {
       devices.add(device);
     }
     status.setDevices(devices);
+    status.setDevicesOmitted(omitted == 0 ? null : omitted);
     PodCounts counts = new PodCounts();
     List<PodFailure> failures = new ArrayList<>();
     int applied = 0;
@@ -161,7 +168,7 @@ public final class NodeStateReporter implements PodStateSink {
             PodFailure.of(result.namespace(), result.name(), result.reason(), result.message()));
       }
     }
-    failures.sort(java.util.Comparator.comparing(f -> f.getNamespace() + "/" + f.getName()));
+    failures.sort(Comparator.comparing(f -> f.getNamespace() + "/" + f.getName()));
     int managed = results.size();
     counts.setManaged(managed);
     counts.setApplied(applied);
@@ -187,7 +194,7 @@ public final class NodeStateReporter implements PodStateSink {
                 + ": "
                 + failures.get(0).getReason());
     List<Condition> sorted = new ArrayList<>(conditions.values());
-    sorted.sort(java.util.Comparator.comparing(Condition::getType));
+    sorted.sort(Comparator.comparing(Condition::getType));
     status.setConditions(sorted);
     return status;
   }

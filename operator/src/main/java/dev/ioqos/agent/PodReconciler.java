@@ -40,17 +40,23 @@ public final class PodReconciler implements Reconciler<Pod> {
   private final NodeLabels nodeLabels;
   private final PolicyValidity validity;
   private final ClaimVolumes claims;
+  private final Liveness liveness;
   private InformerEventSource<IoPolicy, Pod> policies;
   private InformerEventSource<Namespace, Pod> namespaces;
   private final ResyncTrigger resync = new ResyncTrigger();
   private volatile EventSourceContext<Pod> sources;
 
   public PodReconciler(
-      PodHandler handler, NodeLabels nodeLabels, PolicyValidity validity, ClaimVolumes claims) {
+      PodHandler handler,
+      NodeLabels nodeLabels,
+      PolicyValidity validity,
+      Liveness liveness,
+      ClaimVolumes claims) {
     this.handler = handler;
     this.claims = claims;
     this.nodeLabels = nodeLabels;
     this.validity = validity;
+    this.liveness = liveness;
   }
 
   @Override
@@ -136,8 +142,13 @@ public final class PodReconciler implements Reconciler<Pod> {
         namespaces.get(new ResourceID(pod.getMetadata().getNamespace())).orElse(null);
     List<PolicyRules> rules = new ArrayList<>();
     policies.list().forEach(policy -> validity.rules(policy).ifPresent(rules::add));
-    Optional<Duration> retry =
-        handler.handle(ApiMapping.pod(pod, namespace, claims), nodeLabels.facts(), rules);
+    Optional<Duration> retry;
+    liveness.passStarted(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
+    try {
+      retry = handler.handle(ApiMapping.pod(pod, namespace, claims), nodeLabels.facts(), rules);
+    } finally {
+      liveness.passEnded();
+    }
     return retry
         .<UpdateControl<Pod>>map(d -> UpdateControl.<Pod>noUpdate().rescheduleAfter(d))
         .orElseGet(UpdateControl::noUpdate);

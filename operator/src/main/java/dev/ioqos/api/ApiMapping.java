@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,8 +94,17 @@ public final class ApiMapping {
       }
     }
     List<TierSpec> tiers = new ArrayList<>();
-    for (Tier tier : spec.getTiers()) {
+    Map<String, LabelSelectorRule> annotationNamespaces = new HashMap<>();
+    for (int i = 0; i < spec.getTiers().size(); i++) {
+      Tier tier = spec.getTiers().get(i);
       tiers.add(tier(tier));
+      if (tier.getAnnotationNamespaceSelector() != null) {
+        annotationNamespaces.put(
+            tier.getName(),
+            selector(
+                "spec.tiers[" + i + "].annotationNamespaceSelector",
+                tier.getAnnotationNamespaceSelector()));
+      }
     }
     List<DeviceSelectorRule> devices = new ArrayList<>();
     if (spec.getDevices() != null) {
@@ -117,7 +127,8 @@ public final class ApiMapping {
         byQos,
         devices,
         tiers,
-        spec.getMode() == PolicyMode.DRY_RUN ? PolicyRules.Mode.DRY_RUN : PolicyRules.Mode.ENFORCE);
+        spec.getMode() == PolicyMode.DRY_RUN ? PolicyRules.Mode.DRY_RUN : PolicyRules.Mode.ENFORCE,
+        annotationNamespaces);
   }
 
   static TierSpec tier(Tier tier) {

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -60,24 +61,44 @@ final class RunCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE})")
   int metricsPort;
 
+  @Option(
+      names = "--health-port",
+      defaultValue = "8081",
+      description =
+          "port of /healthz and /readyz alone on all interfaces, for kubelet's probes, so that"
+              + " scrapers never delay them; 0 turns it off (default: ${DEFAULT-VALUE})")
+  int healthPort;
+
   @Override
   public Integer call() throws Exception {
     if (metricsPort < 0 || metricsPort > 65_535) {
       throw new IllegalArgumentException(
           "--metrics-port must be a port number (1..65535) or 0 for none, not " + metricsPort);
     }
+    if (healthPort < 0 || healthPort > 65_535) {
+      throw new IllegalArgumentException(
+          "--health-port must be a port number (1..65535) or 0 for none, not " + healthPort);
+    }
+    if (healthPort != 0 && healthPort == metricsPort) {
+      throw new IllegalArgumentException(
+          "--health-port and --metrics-port must differ (both " + healthPort + ")");
+    }
     AgentConfig config =
         new AgentConfig(nodeName, node.config(), stateDir, dryRun, resync, enableIocost);
     KubernetesClient client = ApiClients.forRole("agent");
     CountDownLatch stopped = new CountDownLatch(1);
     try (Agent agent = new Agent(config, client);
-        MetricsServer metrics = metricsServer(agent)) {
+        MetricsServer metrics = metricsServer(agent);
+        MetricsServer probes = probeServer(agent)) {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
                     if (metrics != null) {
                       metrics.close();
+                    }
+                    if (probes != null) {
+                      probes.close();
                     }
                     agent.close();
                     stopped.countDown();
@@ -97,10 +118,37 @@ final class RunCommand implements Callable<Integer> {
       return null;
     }
     try {
-      return MetricsServer.start(new InetSocketAddress(metricsPort), agent.metrics(), agent::ready);
+      return MetricsServer.start(
+          new InetSocketAddress(metricsPort), agent.metrics(), health(agent));
     } catch (IOException e) {
       throw new IOException(
           "cannot serve metrics on port " + metricsPort + ": " + e.getMessage(), e);
     }
+  }
+
+  /** The probe port, started with the metrics port. */
+  private MetricsServer probeServer(Agent agent) throws IOException {
+    if (healthPort == 0) {
+      return null;
+    }
+    try {
+      return MetricsServer.startProbes(new InetSocketAddress(healthPort), health(agent));
+    } catch (IOException e) {
+      throw new IOException("cannot serve probes on port " + healthPort + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static MetricsServer.Health health(Agent agent) {
+    return new MetricsServer.Health() {
+      @Override
+      public boolean ready() {
+        return agent.ready();
+      }
+
+      @Override
+      public Optional<String> stuck() {
+        return agent.stuck();
+      }
+    };
   }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,12 +15,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's one HTTP port: {@code /metrics} (Prometheus text), {@code /healthz} (the process
- * answers) and {@code /readyz} (the informers synced and the node was probed). The JDK's own HTTP
- * server, two threads, so that a probe is not queued behind a slow scrape.
+ * The agent's HTTP ports, on the JDK's own HTTP server: the metrics port serves {@code /metrics}
+ * (Prometheus text) and the probes, the probe port only {@code /healthz} (the agent makes progress:
+ * {@link Health#stuck()}) and {@code /readyz} (the informers synced and the node was probed). Each
+ * port has its own two threads, so kubelet's probes never queue behind scrapers, and the server
+ * drops a connection that takes longer than {@link #REQUEST_SECONDS} to send its request or {@link
+ * #RESPONSE_SECONDS} to take its answer (a slow or hostile client holds a thread for that long at
+ * most).
  */
 public final class MetricsServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsServer.class);
+
+  /** A client must send its request line and headers within this many seconds. */
+  public static final int REQUEST_SECONDS = 5;
+
+  /** A client must read the whole answer within this many seconds. */
+  public static final int RESPONSE_SECONDS = 30;
+
+  static {
+    // The JDK server reads these once, when its first instance is made; without them a client
+    // that never finishes its headers holds one of the port's threads forever.
+    System.setProperty(
+        "sun.net.httpserver.maxReqTime",
+        System.getProperty("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS)));
+    System.setProperty(
+        "sun.net.httpserver.maxRspTime",
+        System.getProperty("sun.net.httpserver.maxRspTime", Integer.toString(RESPONSE_SECONDS)));
+  }
+
+  /** What the probes report; implemented by the agent. */
+  public interface Health {
+    /** Ready for traffic: informers synced, node probed. */
+    boolean ready();
+
+    /** Why the agent is stuck (the liveness probe fails), or empty while it makes progress. */
+    Optional<String> stuck();
+
+    /** A health that only knows readiness. */
+    static Health readyWhen(BooleanSupplier ready) {
+      return new Health() {
+        @Override
+        public boolean ready() {
+          return ready.getAsBoolean();
+        }
+
+        @Override
+        public Optional<String> stuck() {
+          return Optional.empty();
+        }
+      };
+    }
+  }
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -37,12 +83,30 @@ public final class MetricsServer implements AutoCloseable {
    */
   public static MetricsServer start(
       InetSocketAddress address, AgentMetrics metrics, BooleanSupplier ready) throws IOException {
+    return start(address, metrics, Health.readyWhen(ready));
+  }
+
+  /** The metrics port: {@code /metrics}, {@code /healthz} and {@code /readyz}. */
+  public static MetricsServer start(InetSocketAddress address, AgentMetrics metrics, Health health)
+      throws IOException {
+    return serve(address, metrics, health, "ioqos-metrics-http");
+  }
+
+  /** The probe port: {@code /healthz} and {@code /readyz} only. */
+  public static MetricsServer startProbes(InetSocketAddress address, Health health)
+      throws IOException {
+    return serve(address, null, health, "ioqos-probes-http");
+  }
+
+  private static MetricsServer serve(
+      InetSocketAddress address, AgentMetrics metrics, Health health, String threadName)
+      throws IOException {
     HttpServer server = HttpServer.create(address, 0);
     ExecutorService executor =
         Executors.newFixedThreadPool(
             2,
             r -> {
-              Thread thread = new Thread(r, "ioqos-metrics-http");
+              Thread thread = new Thread(r, threadName);
               thread.setDaemon(true);
               return thread;
             });
@@ -51,7 +115,7 @@ public final class MetricsServer implements AutoCloseable {
         "/",
         exchange -> {
           try (exchange) {
-            serve(exchange, metrics, ready);
+            serve(exchange, metrics, health);
           } catch (IOException e) {
             // The client hung up before the answer was written: kubelet's probe after its
             // timeout on a slow node (the real-node test saw bursts of these while the JVM
@@ -67,13 +131,14 @@ public final class MetricsServer implements AutoCloseable {
         });
     server.start();
     LOG.info(
-        "serving /metrics, /healthz and /readyz on {}:{}",
+        "serving {} on {}:{}",
+        metrics == null ? "/healthz and /readyz" : "/metrics, /healthz and /readyz",
         address.getHostString(),
         server.getAddress().getPort());
     return new MetricsServer(server, executor);
   }
 
-  private static void serve(HttpExchange exchange, AgentMetrics metrics, BooleanSupplier ready)
+  private static void serve(HttpExchange exchange, AgentMetrics metrics, Health health)
       throws IOException {
     String method = exchange.getRequestMethod();
     if (!method.equals("GET") && !method.equals("HEAD")) {
@@ -82,6 +147,10 @@ public final class MetricsServer implements AutoCloseable {
     }
     switch (exchange.getRequestURI().getPath()) {
       case "/metrics" -> {
+        if (metrics == null) {
+          text(exchange, 404, "not found: this port serves /healthz and /readyz\n");
+          return;
+        }
         exchange.getResponseHeaders().set("Content-Type", AgentMetrics.CONTENT_TYPE);
         if (method.equals("HEAD")) {
           exchange.sendResponseHeaders(200, -1);
@@ -94,9 +163,16 @@ public final class MetricsServer implements AutoCloseable {
               return exchange.getResponseBody();
             });
       }
-      case "/healthz" -> text(exchange, 200, "ok\n");
+      case "/healthz" -> {
+        Optional<String> stuck = health.stuck();
+        if (stuck.isPresent()) {
+          text(exchange, 503, "stuck: " + stuck.get() + "\n");
+        } else {
+          text(exchange, 200, "ok\n");
+        }
+      }
       case "/readyz" -> {
-        if (ready.getAsBoolean()) {
+        if (health.ready()) {
           text(exchange, 200, "ready\n");
         } else {
           text(exchange, 503, "not ready: informers not synced or node not probed yet\n");

@@ -101,7 +101,7 @@ public final class NodeEngine {
 
   /** The pod's cgroup path relative to the mount; the UID is validated first. */
   public Optional<String> podPath(PodFacts pod) {
-    PodUid uid = PodUid.of(pod.uid());
+    PodUid uid = PodUid.of(pod.cgroupUid());
     return layout.map(l -> l.podPath(pod.qosClass(), uid));
   }
 

@@ -24,6 +24,7 @@ public record PodEvent(Type type, Reason reason, String message) {
     DEVICE_NOT_RESOLVED("DeviceNotResolved"),
     POLICY_CONFLICT("PolicyConflict"),
     UNKNOWN_TIER("UnknownTier"),
+    TIER_NOT_ALLOWED("TierNotAllowed"),
     INVALID_POD("InvalidPod"),
     NODE_NOT_READY("NodeNotReady");
 
@@ -41,6 +42,9 @@ public record PodEvent(Type type, Reason reason, String message) {
     static Reason of(TierWarning warning) {
       if (warning instanceof TierWarning.UnknownTier) {
         return UNKNOWN_TIER;
+      }
+      if (warning instanceof TierWarning.TierNotAllowed) {
+        return TIER_NOT_ALLOWED;
       }
       throw new IllegalArgumentException("no Event reason for " + warning);
     }

@@ -58,7 +58,7 @@ final class PodVolumeResolver {
     boolean named = !selector.names().isEmpty();
     for (PodVolume volume : pod.volumes()) {
       if (selector.targets(volume.name())) {
-        decisions.add(resolve(pod.uid(), volume, named, table));
+        decisions.add(resolve(kubeletUid(pod), volume, named, table));
       }
     }
     for (String name : selector.names()) {
@@ -212,6 +212,14 @@ final class PodVolumeResolver {
         List.of(),
         "cannot be resolved: " + why,
         true);
+  }
+
+  /**
+   * The UID kubelet keeps the pod's directories under: a static pod's config hash, as for its
+   * cgroup, not its mirror pod's UID.
+   */
+  private static String kubeletUid(PodFacts pod) {
+    return pod.cgroupUid();
   }
 
   private String podDir(String uid) {

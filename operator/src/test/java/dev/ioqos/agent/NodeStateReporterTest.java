@@ -3,8 +3,17 @@ package dev.ioqos.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ioqos.agent.NodeStateReporter.PodResult;
+import dev.ioqos.api.v1alpha1.DeviceStatus;
+import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
 import dev.ioqos.api.v1alpha1.PolicyPodCounts;
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.policy.WeightMechanism;
+import dev.ioqos.probe.CgroupVersion;
+import dev.ioqos.probe.DiskCapability;
+import dev.ioqos.probe.NodeCapabilities;
+import java.time.Clock;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class NodeStateReporterTest {
@@ -55,5 +64,47 @@ class NodeStateReporterTest {
   @Test
   void nothingManagedListsNothing() {
     assertThat(NodeStateReporter.policies(List.of())).isNull();
+  }
+
+  static NodeCapabilities withDisks(int count) {
+    // Listed in reverse to show the status keeps the first by name, not the first probed.
+    List<DiskCapability> disks =
+        IntStream.range(0, count)
+            .map(i -> count - 1 - i)
+            .mapToObj(
+                i ->
+                    new DiskCapability(
+                        String.format("nbd%03d", i),
+                        new DeviceId(43, i),
+                        "none",
+                        false,
+                        false,
+                        WeightMechanism.NONE))
+            .toList();
+    return new NodeCapabilities(CgroupVersion.V2, true, null, true, false, false, "6.12", disks);
+  }
+
+  @Test
+  void aNodeWithMoreDisksThanTheListHoldsKeepsTheFirstByNameAndCountsTheRest() {
+    NodeStateReporter reporter = new NodeStateReporter(null, "node-a", Clock.systemUTC());
+
+    IoNodeStateStatus status = reporter.status(withDisks(300));
+
+    assertThat(status.getDevices()).hasSize(IoNodeStateStatus.MAX_DEVICES);
+    assertThat(status.getDevices().get(0).getName()).isEqualTo("nbd000");
+    assertThat(status.getDevices()).extracting(DeviceStatus::getName).isSorted();
+    assertThat(status.getDevicesOmitted()).isEqualTo(300 - IoNodeStateStatus.MAX_DEVICES);
+  }
+
+  @Test
+  void everyDiskListedMeansNothingOmitted() {
+    NodeStateReporter reporter = new NodeStateReporter(null, "node-a", Clock.systemUTC());
+
+    IoNodeStateStatus status = reporter.status(withDisks(3));
+
+    assertThat(status.getDevices())
+        .extracting(DeviceStatus::getName)
+        .containsExactly("nbd000", "nbd001", "nbd002");
+    assertThat(status.getDevicesOmitted()).isNull();
   }
 }

@@ -231,4 +231,30 @@ class PodHandlerTest {
     assertThat(kernelCalls).isEmpty();
     assertThat(Files.readString(node.resolve(DIR).resolve("io.max"))).isEmpty();
   }
+
+  @Test
+  void aStaticPodIsFoundUnderItsConfigHashNotItsMirrorPodsUid() throws Exception {
+    handler = handler(false);
+    // kubelet runs a static pod under its config hash; the API's mirror pod has a UID of its own.
+    String hash = "6c5b9e1e0c7e4bd0a1f3c2d9e8b7a6f5";
+    Path uidDir = node.resolve(DIR);
+    Path hashDir = uidDir.resolveSibling("kubepods-burstable-pod" + hash + ".slice");
+    Files.move(uidDir, hashDir);
+    PodFacts mirror =
+        new PodFacts(
+            "kube-system",
+            "etcd-node-1",
+            UID,
+            Map.of(),
+            Map.of("ioqos.dev/tier", "low", PodFacts.MIRROR_ANNOTATION, hash),
+            Map.of(),
+            Optional.empty(),
+            QosClass.BURSTABLE);
+
+    assertThat(handler.handle(mirror, NODE, policy(""))).isEmpty();
+
+    assertThat(events).containsExactly("Normal Applied");
+    assertThat(states.get(UID).applied()).isTrue();
+    assertThat(Files.readString(hashDir.resolve("io.bfq.weight"))).isEqualTo("default 10\n");
+  }
 }

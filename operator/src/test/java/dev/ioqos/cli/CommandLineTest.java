@@ -115,7 +115,7 @@ class CommandLineTest {
     assertThat(badUid.err().strip())
         .isEqualTo(
             "ioqos path: pod UID '../../etc' is not a UUID (expected 8-4-4-4-12 hexadecimal"
-                + " digits)");
+                + " digits) nor a static pod's config hash (32 hexadecimal digits)");
 
     Run badQos = run(with("path", "--uid", UID, "--qos-class", "Gold"));
     assertThat(badQos.exit()).isNotZero();

@@ -25,13 +25,23 @@ class PodUidTest {
         "0a1b2c3d_4e5f_4a6b_8c7d_9e0f1a2b3c4d",
         "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c/d",
         "0a1b2c3g-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
-        "6c5b9e1e0c7e4bd0a1f3c2d9e8b7a6f5"
+        "6c5b9e1e0c7e4bd0a1f3c2d9e8b7a6f",
+        "6c5b9e1e0c7e4bd0a1f3c2d9e8b7a6f5a",
+        "6c5b9e1e0c7e4bd0a1f3c2d9e8b7a6fz",
+        "../6c5b9e1e0c7e4bd0a1f3c2d9e8b7a"
       })
   void refusesAnythingElse(String uid) {
     assertThatThrownBy(() -> PodUid.of(uid))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'" + uid + "'")
         .hasMessageContaining("not a UUID");
+  }
+
+  @Test
+  void acceptsAStaticPodsConfigHash() {
+    // kubelet's UID of a static pod, the MD5 of its manifest: its cgroup is named after it.
+    assertThat(PodUid.of("6C5B9E1E0C7E4BD0A1F3C2D9E8B7A6F5").value())
+        .isEqualTo("6c5b9e1e0c7e4bd0a1f3c2d9e8b7a6f5");
   }
 
   @Test

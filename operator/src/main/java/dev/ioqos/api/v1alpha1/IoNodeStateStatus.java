@@ -2,6 +2,7 @@ package dev.ioqos.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
@@ -27,6 +28,12 @@ public class IoNodeStateStatus {
   @JsonPropertyDescription("Whole disks and what enforces io weights on each.")
   @Size(max = MAX_DEVICES)
   private List<DeviceStatus> devices;
+
+  @JsonPropertyDescription(
+      "How many whole disks of the node are not listed in devices because the list holds at"
+          + " most 256 (the first by name are kept); absent when every disk is listed.")
+  @Min(1)
+  private Integer devicesOmitted;
 
   @JsonPropertyDescription("Pod counts and the first failures.")
   private PodCounts pods;
@@ -62,6 +69,14 @@ public class IoNodeStateStatus {
 
   public void setDevices(List<DeviceStatus> devices) {
     this.devices = devices;
+  }
+
+  public Integer getDevicesOmitted() {
+    return devicesOmitted;
+  }
+
+  public void setDevicesOmitted(Integer devicesOmitted) {
+    this.devicesOmitted = devicesOmitted;
   }
 
   public PodCounts getPods() {

@@ -2,6 +2,7 @@ package dev.ioqos.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -76,12 +77,15 @@ public class IoPolicySpec {
   private int priority;
 
   @JsonPropertyDescription("Nodes this policy applies on; all nodes when omitted.")
+  @SchemaFrom(type = SelectorSchema.class)
   private LabelSelector nodeSelector;
 
   @JsonPropertyDescription("Namespaces whose pods this policy selects; all when omitted.")
+  @SchemaFrom(type = SelectorSchema.class)
   private LabelSelector namespaceSelector;
 
   @JsonPropertyDescription("Pods this policy selects; all when omitted.")
+  @SchemaFrom(type = SelectorSchema.class)
   private LabelSelector podSelector;
 
   @JsonPropertyDescription("Pod annotation that names the pod's tier.")

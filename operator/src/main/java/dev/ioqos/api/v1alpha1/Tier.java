@@ -2,12 +2,14 @@ package dev.ioqos.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.OptionalLong;
 
 /** One tier: the io.weight, io.latency target and io.max limits its pods get. */
@@ -51,6 +53,24 @@ public class Tier {
 
   @JsonPropertyDescription("io.max limits; unlimited when omitted.")
   private TierLimits limits;
+
+  @JsonPropertyDescription(
+      "Namespaces whose pods may choose this tier with the tier annotation; any namespace when"
+          + " omitted. A pod of another namespace that asks for it is placed as if it had no"
+          + " annotation (tierFrom, defaultTier) and gets a TierNotAllowed Warning. Tiers reached"
+          + " through tierFrom or defaultTier are the policy's own choice and not restricted. A"
+          + " selector no namespace matches turns the annotation off for this tier, e.g."
+          + " {matchExpressions: [{key: kubernetes.io/metadata.name, operator: DoesNotExist}]}.")
+  @SchemaFrom(type = SelectorSchema.class)
+  private LabelSelector annotationNamespaceSelector;
+
+  public LabelSelector getAnnotationNamespaceSelector() {
+    return annotationNamespaceSelector;
+  }
+
+  public void setAnnotationNamespaceSelector(LabelSelector annotationNamespaceSelector) {
+    this.annotationNamespaceSelector = annotationNamespaceSelector;
+  }
 
   public String getName() {
     return name;

@@ -3,6 +3,7 @@ package dev.ioqos.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -11,6 +12,13 @@ import java.util.OptionalLong;
 /** A tier's io.max limits; an omitted field means no limit. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TierLimits {
+  /**
+   * The highest IOPS limit io.max holds as a number: the kernel keeps riops/wiops in 32 bits,
+   * clamps larger values to UINT_MAX and prints UINT_MAX as "max" (no limit), so a larger value
+   * would read back as unlimited and never match.
+   */
+  public static final long MAX_IOPS = 4_294_967_294L;
+
   // int-or-string: CEL sees the value as dyn, so each rule checks the type first. The API server
   // sizes a dyn string at the maximum request size whatever maxLength says, so each quantity
   // function costs ~0.6M per tier; at most two per rule keep MAX_TIERS tiers within the
@@ -62,11 +70,13 @@ public class TierLimits {
   @JsonPropertyDescription("Read operations per second (io.max riops).")
   @JsonProperty("readIOPS")
   @Min(1)
+  @Max(MAX_IOPS)
   private Long readIOPS;
 
   @JsonPropertyDescription("Write operations per second (io.max wiops).")
   @JsonProperty("writeIOPS")
   @Min(1)
+  @Max(MAX_IOPS)
   private Long writeIOPS;
 
   public Quantity getReadBytesPerSecond() {

@@ -55,6 +55,19 @@ public record PodFacts(
     volumes = Immutables.list(volumes, "pod volumes");
   }
 
+  /** The annotation kubelet sets on a static pod's mirror pod: the static pod's config hash. */
+  public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+
+  /**
+   * The UID kubelet named the pod's cgroup after: the API's UID, except for a static pod, whose
+   * mirror pod in the API has a UID of its own while kubelet runs the pod under its config hash
+   * (the mirror annotation's value). A mirror annotation that is not such a hash is ignored.
+   */
+  public String cgroupUid() {
+    String hash = annotations.get(MIRROR_ANNOTATION);
+    return dev.ioqos.core.PodUid.isConfigHash(hash) ? hash : uid;
+  }
+
   /** {@code namespace/name}, as kubectl and Events name a pod. */
   public String qualifiedName() {
     return namespace + "/" + name;

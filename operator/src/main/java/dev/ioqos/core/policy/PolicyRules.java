@@ -28,7 +28,8 @@ public record PolicyRules(
     Map<QosClass, String> tierFromQosClasses,
     List<DeviceSelectorRule> devices,
     List<TierSpec> tiers,
-    Mode mode) {
+    Mode mode,
+    Map<String, LabelSelectorRule> annotationNamespaces) {
 
   /** The annotation that names a pod's tier when a policy does not choose another. */
   public static final String DEFAULT_TIER_ANNOTATION = "ioqos.dev/tier";
@@ -59,7 +60,49 @@ public record PolicyRules(
     }
     tiers = Immutables.list(tiers, "tiers");
     mode = Objects.requireNonNullElse(mode, Mode.ENFORCE);
+    annotationNamespaces = Immutables.map(annotationNamespaces, "annotationNamespaces");
     checkTiers(name, tiers, defaultTier, tierFromPriorityClasses, tierFromQosClasses);
+  }
+
+  /** A policy whose tiers any namespace's pods may choose with the annotation. */
+  public PolicyRules(
+      String name,
+      long generation,
+      int priority,
+      LabelSelectorRule nodeSelector,
+      LabelSelectorRule namespaceSelector,
+      LabelSelectorRule podSelector,
+      String tierAnnotation,
+      Optional<String> defaultTier,
+      Map<String, String> tierFromPriorityClasses,
+      Map<QosClass, String> tierFromQosClasses,
+      List<DeviceSelectorRule> devices,
+      List<TierSpec> tiers,
+      Mode mode) {
+    this(
+        name,
+        generation,
+        priority,
+        nodeSelector,
+        namespaceSelector,
+        podSelector,
+        tierAnnotation,
+        defaultTier,
+        tierFromPriorityClasses,
+        tierFromQosClasses,
+        devices,
+        tiers,
+        mode,
+        Map.of());
+  }
+
+  /**
+   * Whether a pod in a namespace with these labels may choose {@code tierName} with the annotation
+   * (tiers without annotationNamespaceSelector: any namespace).
+   */
+  public boolean annotationAllowed(String tierName, Map<String, String> namespaceLabels) {
+    LabelSelectorRule allowed = annotationNamespaces.get(tierName);
+    return allowed == null || allowed.matches(namespaceLabels);
   }
 
   /** The tier called {@code tierName}, if this policy defines one. */

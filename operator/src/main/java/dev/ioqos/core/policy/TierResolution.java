@@ -33,13 +33,19 @@ public record TierResolution(
     String requested = pod.annotations().get(policy.tierAnnotation());
     if (requested != null && !requested.isEmpty()) {
       Optional<TierSpec> annotated = policy.tier(requested);
-      if (annotated.isPresent()) {
+      if (annotated.isPresent() && !policy.annotationAllowed(requested, pod.namespaceLabels())) {
+        // The admin keeps this tier from the pod's namespace: placed as if unannotated.
+        warnings.add(
+            new TierWarning.TierNotAllowed(
+                policy.name(), policy.tierAnnotation(), requested, pod.namespace()));
+      } else if (annotated.isPresent()) {
         return new TierResolution(annotated, TierSource.ANNOTATION, warnings);
+      } else {
+        // A typo must not strand the pod: warn, then place it as if it had no annotation.
+        warnings.add(
+            new TierWarning.UnknownTier(
+                policy.name(), policy.tierAnnotation(), requested, policy.tierNames()));
       }
-      // A typo must not strand the pod: warn, then place it as if it had no annotation.
-      warnings.add(
-          new TierWarning.UnknownTier(
-              policy.name(), policy.tierAnnotation(), requested, policy.tierNames()));
     }
     Optional<String> byPriorityClass =
         pod.priorityClassName().map(policy.tierFromPriorityClasses()::get);

@@ -37,4 +37,31 @@ public sealed interface TierWarning {
           + "), so the pod is placed as if it had no annotation";
     }
   }
+
+  /**
+   * The pod's tier annotation names a tier its namespace may not choose (the tier's
+   * annotationNamespaceSelector).
+   */
+  record TierNotAllowed(String policy, String annotation, String requested, String namespace)
+      implements TierWarning {
+
+    @Override
+    public String reason() {
+      return "TierNotAllowed";
+    }
+
+    @Override
+    public String message() {
+      return "annotation "
+          + annotation
+          + "="
+          + requested
+          + " names a tier of IoPolicy "
+          + policy
+          + " that pods of namespace "
+          + namespace
+          + " may not choose (the tier's annotationNamespaceSelector), so the pod is placed as if"
+          + " it had no annotation";
+    }
+  }
 }

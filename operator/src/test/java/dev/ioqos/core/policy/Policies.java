@@ -21,6 +21,7 @@ final class Policies {
   private final List<DeviceSelectorRule> devices = new ArrayList<>();
   private final List<TierSpec> tiers = new ArrayList<>();
   private PolicyRules.Mode mode;
+  private final Map<String, LabelSelectorRule> annotationNamespaces = new HashMap<>();
 
   private Policies(String name) {
     this.name = name;
@@ -88,6 +89,11 @@ final class Policies {
     return this;
   }
 
+  Policies annotationNamespaces(String tier, LabelSelectorRule allowed) {
+    annotationNamespaces.put(tier, allowed);
+    return this;
+  }
+
   Policies mode(PolicyRules.Mode value) {
     mode = value;
     return this;
@@ -107,7 +113,8 @@ final class Policies {
         byQosClass,
         devices,
         tiers.isEmpty() ? List.of(TierSpec.weighted("standard", 100)) : tiers,
-        mode);
+        mode,
+        annotationNamespaces);
   }
 
   /** A pod in namespace {@code shop} with the given labels and annotations. */

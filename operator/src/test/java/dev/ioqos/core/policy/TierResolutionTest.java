@@ -136,4 +136,79 @@ class TierResolutionTest {
     assertThat(ignored.source()).isEqualTo(TierSource.DEFAULT_TIER);
     assertThat(ignored.warnings()).isEmpty();
   }
+
+  private static PodFacts podIn(String namespace, Map<String, String> namespaceLabels) {
+    return new PodFacts(
+        namespace,
+        "db-0",
+        "uid",
+        Map.of(),
+        Map.of("ioqos.dev/tier", "critical"),
+        namespaceLabels,
+        Optional.empty(),
+        QosClass.BURSTABLE);
+  }
+
+  private static final PolicyRules GUARDED =
+      policy("guarded")
+          .tiers("critical", "standard")
+          .defaultTier("standard")
+          .annotationNamespaces(
+              "critical", LabelSelectorRule.matchLabels(Map.of("ioqos.dev/critical", "allowed")))
+          .build();
+
+  @Test
+  void aNamespaceTheTierAllowsGetsItByAnnotation() {
+    TierResolution resolution =
+        TierResolution.resolve(
+            GUARDED,
+            podIn(
+                "db",
+                Map.of("kubernetes.io/metadata.name", "db", "ioqos.dev/critical", "allowed")));
+
+    assertThat(resolution.tier().map(TierSpec::name)).hasValue("critical");
+    assertThat(resolution.source()).isEqualTo(TierSource.ANNOTATION);
+    assertThat(resolution.warnings()).isEmpty();
+  }
+
+  @Test
+  void anotherNamespaceAskingForTheTierIsPlacedAsIfUnannotatedAndWarned() {
+    TierResolution resolution =
+        TierResolution.resolve(
+            GUARDED, podIn("batch", Map.of("kubernetes.io/metadata.name", "batch")));
+
+    assertThat(resolution.tier().map(TierSpec::name)).hasValue("standard");
+    assertThat(resolution.source()).isEqualTo(TierSource.DEFAULT_TIER);
+    assertThat(resolution.warnings())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.reason()).isEqualTo("TierNotAllowed");
+              assertThat(w.message())
+                  .isEqualTo(
+                      "annotation ioqos.dev/tier=critical names a tier of IoPolicy guarded that pods"
+                          + " of namespace batch may not choose (the tier's"
+                          + " annotationNamespaceSelector), so the pod is placed as if it had no"
+                          + " annotation");
+            });
+  }
+
+  @Test
+  void tiersWithoutASelectorStayOpenToEveryNamespace() {
+    PodFacts pod =
+        new PodFacts(
+            "batch",
+            "job-0",
+            "uid",
+            Map.of(),
+            Map.of("ioqos.dev/tier", "standard"),
+            Map.of("kubernetes.io/metadata.name", "batch"),
+            Optional.empty(),
+            QosClass.BURSTABLE);
+
+    TierResolution resolution = TierResolution.resolve(GUARDED, pod);
+
+    assertThat(resolution.source()).isEqualTo(TierSource.ANNOTATION);
+    assertThat(resolution.tier().map(TierSpec::name)).hasValue("standard");
+  }
 }

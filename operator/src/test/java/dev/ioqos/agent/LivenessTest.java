@@ -1,0 +1,63 @@
+package dev.ioqos.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class LivenessTest {
+  final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-04T00:00:00Z"));
+  final Clock clock =
+      new Clock() {
+        @Override
+        public ZoneOffset getZone() {
+          return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+          return this;
+        }
+
+        @Override
+        public Instant instant() {
+          return now.get();
+        }
+      };
+  final Liveness liveness = new Liveness(clock, Duration.ofSeconds(180), Duration.ofSeconds(120));
+
+  void advance(Duration by) {
+    now.set(now.get().plus(by));
+  }
+
+  @Test
+  void aBeatingLoopWithoutLongPassesIsAlive() {
+    liveness.beat();
+    advance(Duration.ofSeconds(170));
+    assertThat(liveness.problem()).isEmpty();
+  }
+
+  @Test
+  void aLoopThatStopsBeatingIsStuck() {
+    liveness.beat();
+    advance(Duration.ofSeconds(181));
+    assertThat(liveness.problem())
+        .hasValue("the periodic loop (node state, resync) has not run for 181s");
+    liveness.beat();
+    assertThat(liveness.problem()).isEmpty();
+  }
+
+  @Test
+  void aPassThatRunsTooLongIsNamedUntilItEnds() {
+    liveness.passStarted("shop/db");
+    advance(Duration.ofSeconds(121));
+    liveness.beat();
+    assertThat(liveness.problem()).hasValue("the pass of pod shop/db has run for 121s");
+    liveness.passEnded();
+    assertThat(liveness.problem()).isEmpty();
+  }
+}
