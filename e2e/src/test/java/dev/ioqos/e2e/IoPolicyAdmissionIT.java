@@ -135,6 +135,8 @@ class IoPolicyAdmissionIT {
         - kubeletRoot: {}
         - path: /var/lib/containerd
         - name: /dev/nvme0n1
+        - podVolumes: {}
+        - podVolumes: {names: [data, scratch-1]}
       tiers:
         - name: critical
           weight: 10000
@@ -180,10 +182,13 @@ class IoPolicyAdmissionIT {
     assertThat(read.getSpec().getTiers().get(3).getLimits().writeBytesPerSecondValue())
         .hasValue(20971520L);
     assertThat(read.getSpec().getTiers().get(0).latencyTargetMicros()).hasValue(500L);
-    assertThat(read.getSpec().getDevices()).hasSize(3);
+    assertThat(read.getSpec().getDevices()).hasSize(5);
     assertThat(read.getSpec().getDevices().get(0).getKubeletRoot()).isNotNull();
     assertThat(read.getSpec().getDevices().get(1).getPath()).isEqualTo("/var/lib/containerd");
     assertThat(read.getSpec().getDevices().get(2).getName()).isEqualTo("/dev/nvme0n1");
+    assertThat(read.getSpec().getDevices().get(3).getPodVolumes().getNames()).isNull();
+    assertThat(read.getSpec().getDevices().get(4).getPodVolumes().getNames())
+        .containsExactly("data", "scratch-1");
     assertThat(read.getSpec().getTierFrom().getQosClasses())
         .containsEntry("Guaranteed", "high")
         .containsEntry("BestEffort", "low");
@@ -337,12 +342,27 @@ class IoPolicyAdmissionIT {
             "empty devices entry",
             withDevice("{}"),
             "spec.devices[0]",
-            "each devices entry must set exactly one of kubeletRoot, path or name"),
+            "each devices entry must set exactly one of kubeletRoot, path, name or podVolumes"),
         Arguments.of(
             "devices entry with two selectors",
             withDevice("{kubeletRoot: {}, path: /var/lib/kubelet}"),
             "spec.devices[0]",
-            "each devices entry must set exactly one of kubeletRoot, path or name"),
+            "each devices entry must set exactly one of kubeletRoot, path, name or podVolumes"),
+        Arguments.of(
+            "podVolumes beside a path",
+            withDevice("{podVolumes: {}, path: /var/lib/kubelet}"),
+            "spec.devices[0]",
+            "each devices entry must set exactly one of kubeletRoot, path, name or podVolumes"),
+        Arguments.of(
+            "podVolumes name not a volume name",
+            withDevice("podVolumes: {names: [Data_1]}"),
+            "spec.devices[0].podVolumes.names",
+            "podVolumes.names entries must be pod volume names"),
+        Arguments.of(
+            "podVolumes name repeated",
+            withDevice("podVolumes: {names: [data, data]}"),
+            "spec.devices[0].podVolumes.names",
+            "podVolumes.names must not repeat a name"),
         Arguments.of(
             "relative device path",
             withDevice("path: var/lib/containerd"),

@@ -559,6 +559,156 @@ abstract class RealNodeIT {
         "the deleted pod's series leave the agent's metrics");
   }
 
+  /**
+   * Per-volume targeting (issue 21) with volumes kubelet mounted: a local PersistentVolume on vda
+   * (containerd's disk) and an emptyDir on vdb (kubelet's root dir). The policy targets the pod's
+   * volume {@code data} only: the cap lands on vda alone, fio in the pod writes at the cap there
+   * and uncapped on the emptyDir.
+   */
+  @Test
+  @Order(8)
+  void aPodVolumePolicyCapsTheVolumesDiskOnly() throws Exception {
+    client
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(NS)
+                .addToLabels("ioqos-e2e", "real-node")
+                .endMetadata()
+                .build())
+        .serverSideApply();
+    eventuallyInGuest(
+        "test -e /run/ioqos-images-imported",
+        Duration.ofMinutes(5),
+        "the workload images are in containerd");
+    String pvPath = "/var/lib/containerd/ioqos-local-pv";
+    node.sh("mkdir -p " + pvPath);
+    var serialization = client.getKubernetesSerialization();
+    client
+        .resource(
+            serialization.unmarshal(
+                String.join(
+                    "\n",
+                    "apiVersion: ioqos.dev/v1alpha1",
+                    "kind: IoPolicy",
+                    "metadata: {name: real-node-volumes}",
+                    "spec:",
+                    "  priority: 10",
+                    "  namespaceSelector: {matchLabels: {ioqos-e2e: real-node}}",
+                    "  podSelector: {matchLabels: {ioqos-e2e-volumes: 'true'}}",
+                    "  devices: [{podVolumes: {names: [data]}}]",
+                    "  defaultTier: capped",
+                    "  tiers:",
+                    "    - {name: capped, limits: {writeBytesPerSecond: 10Mi}}",
+                    ""),
+                IoPolicy.class))
+        .serverSideApply();
+    var pv =
+        client
+            .resource(
+                serialization.unmarshal(
+                    String.join(
+                        "\n",
+                        "apiVersion: v1",
+                        "kind: PersistentVolume",
+                        "metadata: {name: ioqos-local-pv}",
+                        "spec:",
+                        "  capacity: {storage: 1Gi}",
+                        "  accessModes: [ReadWriteOnce]",
+                        "  persistentVolumeReclaimPolicy: Retain",
+                        "  storageClassName: ioqos-local",
+                        "  local: {path: " + pvPath + "}",
+                        "  nodeAffinity:",
+                        "    required:",
+                        "      nodeSelectorTerms:",
+                        "        - matchExpressions:",
+                        "            - {key: kubernetes.io/hostname, operator: In, values: ["
+                            + node.name()
+                            + "]}",
+                        ""),
+                    io.fabric8.kubernetes.api.model.PersistentVolume.class))
+            .create();
+    client
+        .resource(
+            serialization.unmarshal(
+                String.join(
+                    "\n",
+                    "apiVersion: v1",
+                    "kind: PersistentVolumeClaim",
+                    "metadata: {name: data-vol, namespace: " + NS + "}",
+                    "spec:",
+                    "  accessModes: [ReadWriteOnce]",
+                    "  storageClassName: ioqos-local",
+                    "  volumeName: " + pv.getMetadata().getName(),
+                    "  resources: {requests: {storage: 1Gi}}",
+                    ""),
+                io.fabric8.kubernetes.api.model.PersistentVolumeClaim.class))
+        .create();
+    eventually(
+        () -> client.persistentVolumeClaims().inNamespace(NS).withName("data-vol").get(),
+        c -> c.getStatus() != null && "Bound".equals(c.getStatus().getPhase()),
+        Duration.ofMinutes(2),
+        "kube-controller-manager binds the claim to the local PV");
+    // Wait for a go file, so that both runs start with the cap in place.
+    String write =
+        "fio --name=w --filename=%1$s/f --rw=write --bs=1M --size=128M --direct=1"
+            + " --ioengine=libaio --iodepth=4 --time_based --runtime=15 --output-format=json"
+            + " --output=%1$s/fio.json && rm -f %1$s/f";
+    String script =
+        "while [ ! -e /data/go ]; do sleep 1; done; "
+            + String.format(write, "/data")
+            + " && "
+            + String.format(write, "/scratch")
+            + " && touch /scratch/done; sleep 36000";
+    Pod pod = pod("vol", null, "Burstable", "fio", "sh", "-c", script);
+    pod.getMetadata().setLabels(Map.of("ioqos-e2e-volumes", "true"));
+    var container = pod.getSpec().getContainers().get(0);
+    container.getVolumeMounts().get(0).setName("scratch");
+    container.getVolumeMounts().get(0).setMountPath("/scratch");
+    container
+        .getVolumeMounts()
+        .add(
+            new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                .withName("data")
+                .withMountPath("/data")
+                .build());
+    pod.getSpec().getVolumes().get(0).setName("scratch");
+    pod.getSpec()
+        .getVolumes()
+        .add(
+            new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                .withName("data")
+                .withNewPersistentVolumeClaim()
+                .withClaimName("data-vol")
+                .endPersistentVolumeClaim()
+                .build());
+    create(pod);
+    awaitRunning("vol");
+    String uid = uid("vol");
+    String dir = cgroupDir("vol", "Burstable");
+    String vdaCap = "254:0 rbps=max wbps=" + CAP_BPS + " riops=max wiops=max";
+    eventuallyInGuest(
+        "test \"$(cat " + dir + "/io.max)\" = '" + vdaCap + "'",
+        Duration.ofMinutes(2),
+        "the pod's io.max holds the cap on vda (the local PV's disk) and nothing else");
+    String mounts = node.sh("grep " + uid + " /proc/1/mountinfo");
+    say("kubelet's mounts of pod vol: %s", mounts.strip().replace("\n", " | "));
+    node.sh("touch " + pvPath + "/go");
+    String scratch = "/var/lib/kubelet/pods/" + uid + "/volumes/kubernetes.io~empty-dir/scratch";
+    eventuallyInGuest(
+        "test -e " + scratch + "/done", Duration.ofMinutes(3), "fio in pod vol finishes");
+    double onVolume = fio(node.sh("cat " + pvPath + "/fio.json"), "write", "bw_bytes");
+    double onScratch = fio(node.sh("cat " + scratch + "/fio.json"), "write", "bw_bytes");
+    say(
+        "podVolumes [data]: io.max '%s'; fio (direct) %.2f MiB/s on the local PV (vda) against a"
+            + " cap of %.0f MiB/s, %.2f MiB/s on the emptyDir (vdb)",
+        vdaCap, onVolume / 1048576.0, CAP_BPS / 1048576.0, onScratch / 1048576.0);
+    assertThat(onVolume).isBetween(CAP_BPS * 0.95, CAP_BPS * 1.05);
+    assertThat(onScratch).isGreaterThan(CAP_BPS * 3.0);
+    client.pods().inNamespace(NS).withName("vol").delete();
+    client.resources(IoPolicy.class).withName("real-node-volumes").delete();
+  }
+
   // -------------------------------------------------------------------------------------------
 
   IoPolicy policy() throws Exception {

@@ -146,7 +146,9 @@ public final class Agent implements AutoCloseable {
     // before it counts as stalled. A pass that runs two minutes is stuck in the kernel or a lock.
     this.liveness =
         new Liveness(clock, config.resync().multipliedBy(2).plusSeconds(60), Duration.ofMinutes(2));
-    this.reconciler = new PodReconciler(handler, nodeLabels, new PolicyValidity(), liveness);
+    this.reconciler =
+        new PodReconciler(
+            handler, nodeLabels, new PolicyValidity(), liveness, new ClaimVolumes(client));
     this.operator =
         new Operator(
             o ->

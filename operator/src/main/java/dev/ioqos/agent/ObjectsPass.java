@@ -1,6 +1,7 @@
 package dev.ioqos.agent;
 
 import dev.ioqos.api.ApiMapping;
+import dev.ioqos.api.ClaimLookup;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.node.Ledger;
@@ -116,6 +117,17 @@ public final class ObjectsPass {
       Collection<Pod> pods,
       Collection<PolicyRules> policies,
       Collection<Namespace> namespaces) {
+    return run(nodeName, node, pods, policies, namespaces, ClaimLookup.NONE);
+  }
+
+  /** As above; {@code claims} finds the PV each pod's claim is bound to (podVolumes). */
+  public Report run(
+      String nodeName,
+      Node node,
+      Collection<Pod> pods,
+      Collection<PolicyRules> policies,
+      Collection<Namespace> namespaces,
+      ClaimLookup claims) {
     NodeFacts nodeFacts = ApiMapping.node(nodeName == null ? UNNAMED_NODE : nodeName, node);
     Map<String, Namespace> byName = new LinkedHashMap<>();
     namespaces.forEach(namespace -> byName.put(namespace.getMetadata().getName(), namespace));
@@ -158,7 +170,7 @@ public final class ObjectsPass {
       if (pod.getSpec() == null) {
         pod.setSpec(new PodSpec());
       }
-      var facts = ApiMapping.pod(pod, byName.get(pod.getMetadata().getNamespace()));
+      var facts = ApiMapping.pod(pod, byName.get(pod.getMetadata().getNamespace()), claims);
       String note = null;
       if (pod.getStatus() == null || pod.getStatus().getQosClass() == null) {
         // The API server always sets it; a hand-written file may not. The agent's default applies.

@@ -41,6 +41,7 @@ public final class PodReconciler implements Reconciler<Pod> {
   private final PodHandler handler;
   private final NodeLabels nodeLabels;
   private final PolicyValidity validity;
+  private final ClaimVolumes claims;
   private final Liveness liveness;
   private InformerEventSource<IoPolicy, Pod> policies;
   private InformerEventSource<Namespace, Pod> namespaces;
@@ -48,8 +49,13 @@ public final class PodReconciler implements Reconciler<Pod> {
   private volatile EventSourceContext<Pod> sources;
 
   public PodReconciler(
-      PodHandler handler, NodeLabels nodeLabels, PolicyValidity validity, Liveness liveness) {
+      PodHandler handler,
+      NodeLabels nodeLabels,
+      PolicyValidity validity,
+      Liveness liveness,
+      ClaimVolumes claims) {
     this.handler = handler;
+    this.claims = claims;
     this.nodeLabels = nodeLabels;
     this.validity = validity;
     this.liveness = liveness;
@@ -124,12 +130,14 @@ public final class PodReconciler implements Reconciler<Pod> {
     if (context.isPrimaryResourceDeleted()) {
       // Gone from the API: kubelet has removed its cgroup, nothing to enforce or restore.
       handler.forget(pod.getMetadata().getUid());
+      claims.forget(pod.getMetadata().getUid());
       return UpdateControl.noUpdate();
     }
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       // kubelet removes a finished pod's cgroup: nothing to enforce or restore.
       handler.forget(pod.getMetadata().getUid());
+      claims.forget(pod.getMetadata().getUid());
       return UpdateControl.noUpdate();
     }
     Namespace namespace =
@@ -146,7 +154,9 @@ public final class PodReconciler implements Reconciler<Pod> {
     Optional<Duration> retry;
     liveness.passStarted(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
     try {
-      retry = handler.handle(ApiMapping.pod(pod, namespace), nodeLabels.facts(), rules, unknown);
+      retry =
+          handler.handle(
+              ApiMapping.pod(pod, namespace, claims), nodeLabels.facts(), rules, unknown);
     } finally {
       liveness.passEnded();
     }

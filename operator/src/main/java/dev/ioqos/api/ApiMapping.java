@@ -12,21 +12,28 @@ import dev.ioqos.core.policy.DeviceSelectorRule;
 import dev.ioqos.core.policy.LabelSelectorRule;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.PodVolume;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.core.policy.TierSpec;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /** Turns Kubernetes objects into the core's facts and rules; the only place that knows both. */
@@ -148,6 +155,10 @@ public final class ApiMapping {
     if (device.getName() != null) {
       return new DeviceSelectorRule.DeviceName(device.getName());
     }
+    if (device.getPodVolumes() != null) {
+      List<String> names = device.getPodVolumes().getNames();
+      return new DeviceSelectorRule.PodVolumes(names == null ? List.of() : names);
+    }
     return new DeviceSelectorRule.KubeletRoot();
   }
 
@@ -173,8 +184,16 @@ public final class ApiMapping {
         selector.getMatchLabels() == null ? Map.of() : selector.getMatchLabels(), requirements);
   }
 
-  /** The pod's facts; {@code namespace} may be null while the namespace informer catches up. */
+  /** The pod's facts with no claim known to be bound (see the three-argument form). */
   public static PodFacts pod(Pod pod, Namespace namespace) {
+    return pod(pod, namespace, ClaimLookup.NONE);
+  }
+
+  /**
+   * The pod's facts, its volumes included; {@code namespace} may be null while the namespace
+   * informer catches up; {@code claims} finds the PV each claim is bound to.
+   */
+  public static PodFacts pod(Pod pod, Namespace namespace, ClaimLookup claims) {
     var meta = pod.getMetadata();
     String qos = pod.getStatus() == null ? null : pod.getStatus().getQosClass();
     return new PodFacts(
@@ -185,7 +204,75 @@ public final class ApiMapping {
         orEmpty(meta.getAnnotations()),
         namespace == null ? Map.of() : orEmpty(namespace.getMetadata().getLabels()),
         Optional.ofNullable(pod.getSpec().getPriorityClassName()),
-        qos == null ? QosClass.BEST_EFFORT : QosClass.parse(qos));
+        qos == null ? QosClass.BEST_EFFORT : QosClass.parse(qos),
+        volumes(pod, claims));
+  }
+
+  /** The pod's {@code spec.volumes}, each reduced to what says where its data lives. */
+  static List<PodVolume> volumes(Pod pod, ClaimLookup claims) {
+    PodSpec spec = pod.getSpec();
+    if (spec == null || spec.getVolumes() == null) {
+      return List.of();
+    }
+    Set<String> blockDevices = new HashSet<>();
+    List<Container> containers = new ArrayList<>();
+    Optional.ofNullable(spec.getContainers()).ifPresent(containers::addAll);
+    Optional.ofNullable(spec.getInitContainers()).ifPresent(containers::addAll);
+    for (Container container : containers) {
+      if (container.getVolumeDevices() != null) {
+        container.getVolumeDevices().forEach(device -> blockDevices.add(device.getName()));
+      }
+    }
+    var meta = pod.getMetadata();
+    List<PodVolume> volumes = new ArrayList<>();
+    for (Volume volume : spec.getVolumes()) {
+      String name = volume.getName();
+      if (name == null || name.isBlank()) {
+        continue;
+      }
+      volumes.add(new PodVolume(name, source(volume, meta, claims, blockDevices.contains(name))));
+    }
+    return volumes;
+  }
+
+  private static PodVolume.Source source(
+      Volume volume, ObjectMeta meta, ClaimLookup claims, boolean block) {
+    if (volume.getEmptyDir() != null) {
+      return new PodVolume.EmptyDir("Memory".equals(volume.getEmptyDir().getMedium()));
+    }
+    if (volume.getHostPath() != null && volume.getHostPath().getPath() != null) {
+      return new PodVolume.HostPath(volume.getHostPath().getPath());
+    }
+    String claim = null;
+    if (volume.getPersistentVolumeClaim() != null) {
+      claim = volume.getPersistentVolumeClaim().getClaimName();
+    } else if (volume.getEphemeral() != null) {
+      // A generic ephemeral volume's claim is named <pod>-<volume> by the ephemeral controller.
+      claim = meta.getName() + "-" + volume.getName();
+    }
+    if (claim != null && !claim.isBlank()) {
+      return new PodVolume.Claim(
+          claim, claims.boundVolume(meta.getUid(), meta.getNamespace(), claim), block);
+    }
+    if (volume.getConfigMap() != null) {
+      return new PodVolume.ApiData("configMap");
+    }
+    if (volume.getSecret() != null) {
+      return new PodVolume.ApiData("secret");
+    }
+    if (volume.getProjected() != null) {
+      return new PodVolume.ApiData("projected");
+    }
+    if (volume.getDownwardAPI() != null) {
+      return new PodVolume.ApiData("downwardAPI");
+    }
+    if (volume.getCsi() != null) {
+      return new PodVolume.Mounted("csi " + volume.getCsi().getDriver());
+    }
+    if (volume.getNfs() != null) {
+      return new PodVolume.Mounted("nfs");
+    }
+    return new PodVolume.Mounted("volume");
   }
 
   public static NodeFacts node(String nodeName, Node node) {

@@ -1,5 +1,6 @@
 package dev.ioqos.cli;
 
+import dev.ioqos.agent.ClaimVolumes;
 import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.cgroup.CgroupDir;
@@ -80,7 +81,8 @@ final class ExplainCommand implements Callable<Integer> {
           ApiMapping.usableRules(
               client.resources(IoPolicy.class).list().getItems(),
               unusable -> ignored.add(unusable.getMessage()));
-      explain(ApiMapping.pod(found, namespace), nodeFacts, rules, ignored);
+      explain(
+          ApiMapping.pod(found, namespace, new ClaimVolumes(client)), nodeFacts, rules, ignored);
     }
     return 0;
   }
@@ -133,6 +135,7 @@ final class ExplainCommand implements Callable<Integer> {
         path.map(p -> node.cgroupfs + p)
             .orElse("unknown: " + engine.layoutProblem().orElse("kubepods was not found")));
     DiskSelection disks = outcome.disks().orElseThrow();
+    disks.volumes().forEach(v -> out.println("volume:   " + v.describe()));
     disks.disks().forEach(d -> out.print(OutcomeRendering.diskLine(d)));
     disks.problems().forEach(p -> out.println("problem:  " + p.message()));
     DesiredSettings desired = outcome.desired().orElseThrow();

@@ -22,6 +22,19 @@ import java.util.Optional;
 final class OutcomeRendering {
   private OutcomeRendering() {}
 
+  private static Map<String, Object> volume(dev.ioqos.node.VolumeDecision volume) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("volume", volume.volume());
+    json.put("kind", volume.kind());
+    json.put("location", volume.location());
+    json.put("disks", volume.disks().stream().map(OutcomeRendering::disk).toList());
+    if (!volume.note().isEmpty()) {
+      json.put("note", volume.note());
+    }
+    json.put("problem", volume.problem());
+    return json;
+  }
+
   /** One pod as JSON-ready maps and lists; absent fields are left out. */
   static Map<String, Object> json(Line line, Optional<LedgerEntry> ledger, boolean dryRun) {
     Map<String, Object> json = new LinkedHashMap<>();
@@ -74,6 +87,10 @@ final class OutcomeRendering {
         .ifPresent(
             disks -> {
               json.put("disks", disks.disks().stream().map(OutcomeRendering::disk).toList());
+              if (!disks.volumes().isEmpty()) {
+                json.put(
+                    "volumes", disks.volumes().stream().map(OutcomeRendering::volume).toList());
+              }
               if (!disks.problems().isEmpty()) {
                 json.put(
                     "diskProblems", disks.problems().stream().map(DiskProblem::message).toList());
@@ -154,7 +171,15 @@ final class OutcomeRendering {
               managed.get().source()));
     }
     outcome.cgroupPath().ifPresent(path -> text.append(String.format("cgroup:   %s%n", path)));
-    outcome.disks().ifPresent(disks -> disks.disks().forEach(d -> text.append(diskLine(d))));
+    outcome
+        .disks()
+        .ifPresent(
+            disks -> {
+              disks
+                  .volumes()
+                  .forEach(v -> text.append(String.format("volume:   %s%n", v.describe())));
+              disks.disks().forEach(d -> text.append(diskLine(d)));
+            });
     outcome.written().forEach(w -> text.append(String.format("written:  %s%n", w)));
     outcome.skipped().forEach(s -> text.append(String.format("skipped:  %s%n", s.reason())));
     for (CgroupIoException failure : outcome.failures()) {

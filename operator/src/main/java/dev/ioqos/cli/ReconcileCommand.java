@@ -9,6 +9,7 @@ import dev.ioqos.agent.ObjectsPass;
 import dev.ioqos.agent.ObjectsPass.Line;
 import dev.ioqos.agent.ObjectsPass.Report;
 import dev.ioqos.api.ApiMapping;
+import dev.ioqos.api.ClaimLookup;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.policy.LatencyLoop;
 import dev.ioqos.core.policy.PolicyRules;
@@ -20,6 +21,7 @@ import dev.ioqos.node.SliceLedger;
 import dev.ioqos.node.StateDirLock;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -53,7 +55,7 @@ import picocli.CommandLine.Spec;
     aliases = "apply",
     mixinStandardHelpOptions = true,
     description = {
-      "Reconcile Pod, IoPolicy, Namespace and Node objects from YAML/JSON files once on this node,"
+      "Reconcile Pod, IoPolicy, Namespace, Node and PersistentVolumeClaim objects from YAML/JSON files once on this node,"
           + " without an API server, as the agent would, and print the outcome per pod.",
       "Pods in the ledger (--state-dir) that are not among the objects are reverted.",
       "Then the QoS slices' weights are set so that tier weights hold across QoS classes."
@@ -115,6 +117,7 @@ final class ReconcileCommand implements Callable<Integer> {
       List<IoPolicy> policies,
       List<Namespace> namespaces,
       List<Node> nodes,
+      List<PersistentVolumeClaim> claims,
       List<String> ignored) {}
 
   @Override
@@ -139,7 +142,7 @@ final class ReconcileCommand implements Callable<Integer> {
       ledger = Ledger.open(stateDir);
       report =
           new ObjectsPass(engine, ledger, SliceLedger.open(stateDir), dryRun)
-              .run(name, self, read.pods(), rules, read.namespaces());
+              .run(name, self, read.pods(), rules, read.namespaces(), claims(read.claims()));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (output.equals("json")) {
@@ -330,6 +333,7 @@ final class ReconcileCommand implements Callable<Integer> {
             new ArrayList<>(),
             new ArrayList<>(),
             new ArrayList<>(),
+            new ArrayList<>(),
             new ArrayList<>());
     ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
     for (Path file : files) {
@@ -358,6 +362,18 @@ final class ReconcileCommand implements Callable<Integer> {
     return read;
   }
 
+  /** The claims among the files, for pods' podVolumes: each bound claim's PV by its name. */
+  private static ClaimLookup claims(List<PersistentVolumeClaim> claims) {
+    return (podUid, namespace, claimName) ->
+        claims.stream()
+            .filter(c -> c.getMetadata() != null && c.getSpec() != null)
+            .filter(c -> namespace.equals(c.getMetadata().getNamespace()))
+            .filter(c -> claimName.equals(c.getMetadata().getName()))
+            .map(c -> c.getSpec().getVolumeName())
+            .filter(volume -> volume != null && !volume.isBlank())
+            .findFirst();
+  }
+
   private static void add(ObjectFiles read, Path file, JsonNode doc) {
     String kind = doc.path("kind").asText("");
     String apiVersion = doc.path("apiVersion").asText("");
@@ -380,8 +396,13 @@ final class ReconcileCommand implements Callable<Integer> {
         read.namespaces().add(Serialization.unmarshal(json, Namespace.class));
       } else if (kind.equals("Node") && apiVersion.equals("v1")) {
         read.nodes().add(Serialization.unmarshal(json, Node.class));
+      } else if (kind.equals("PersistentVolumeClaim") && apiVersion.equals("v1")) {
+        read.claims().add(Serialization.unmarshal(json, PersistentVolumeClaim.class));
       } else {
-        read.ignored().add(what.strip() + ": not a v1 Pod, Namespace or Node, nor an IoPolicy");
+        read.ignored()
+            .add(
+                what.strip()
+                    + ": not a v1 Pod, Namespace, Node or PersistentVolumeClaim, nor an IoPolicy");
       }
     } catch (IllegalArgumentException e) {
       throw e;

@@ -76,7 +76,19 @@ public final class DiskResolver {
       throw new InvalidDeviceInputException(
           String.valueOf(hostPath), "'" + hostPath + "' is not an absolute host path");
     }
-    return forPath(hostPath, hostPath, readMountTable(), new HashSet<>(), "");
+    return forPath(hostPath, readMountTable());
+  }
+
+  /**
+   * Like {@link #forPath(String)}, against one reading of the mount table, for callers that resolve
+   * several paths of the same moment (a pod's volumes).
+   */
+  public List<Disk> forPath(String hostPath, MountTable table) throws DeviceResolutionException {
+    if (hostPath == null || !hostPath.startsWith("/") || hostPath.indexOf('\0') >= 0) {
+      throw new InvalidDeviceInputException(
+          String.valueOf(hostPath), "'" + hostPath + "' is not an absolute host path");
+    }
+    return forPath(hostPath, hostPath, table, new HashSet<>(), "");
   }
 
   /**
@@ -262,7 +274,8 @@ public final class DiskResolver {
     return fsType.startsWith("fuse.");
   }
 
-  private MountTable readMountTable() throws MountTableException {
+  /** The host's mount table as it is now ({@code <procfs>/1/mountinfo}). */
+  public MountTable readMountTable() throws MountTableException {
     String text;
     try {
       text = new String(Files.readAllBytes(mountinfo), StandardCharsets.UTF_8);

@@ -68,6 +68,25 @@ public final class MountTable {
     return Optional.ofNullable(best);
   }
 
+  /**
+   * The mounts whose mount point lies strictly below an absolute directory, by whole components, in
+   * table order, each with its mount point's components below that directory.
+   */
+  public List<Below> mountsBelow(String absoluteDir) {
+    List<String> dir = components(absoluteDir);
+    List<Below> below = new ArrayList<>();
+    for (int i = 0; i < mounts.size(); i++) {
+      List<String> point = mountPointParts.get(i);
+      if (point.size() > dir.size() && point.subList(0, dir.size()).equals(dir)) {
+        below.add(new Below(mounts.get(i), List.copyOf(point.subList(dir.size(), point.size()))));
+      }
+    }
+    return below;
+  }
+
+  /** A mount found below a directory, and the components of its mount point below it. */
+  public record Below(Mount mount, List<String> relative) {}
+
   /** The components of an absolute path after lexical {@code .} and {@code ..} removal. */
   static List<String> components(String absolutePath) {
     if (!absolutePath.startsWith("/")) {

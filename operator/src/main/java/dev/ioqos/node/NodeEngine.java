@@ -14,6 +14,7 @@ import dev.ioqos.core.policy.WeightMechanism;
 import dev.ioqos.device.DeviceResolutionException;
 import dev.ioqos.device.Disk;
 import dev.ioqos.device.DiskResolver;
+import dev.ioqos.device.MountTable;
 import dev.ioqos.probe.CapabilityProbe;
 import dev.ioqos.probe.DiskCapability;
 import dev.ioqos.probe.NodeCapabilities;
@@ -33,6 +34,7 @@ public final class NodeEngine {
   private final NodeConfig config;
   private final CapabilityProbe probe;
   private final DiskResolver disks;
+  private final PodVolumeResolver volumeResolver;
   private final VerifiedWriter writer = new VerifiedWriter(new CgroupFiles());
   private volatile Optional<PodCgroupLayout> layout = Optional.empty();
   private volatile Optional<String> layoutProblem = Optional.of("not probed yet");
@@ -50,6 +52,7 @@ public final class NodeEngine {
     this.config = config;
     this.probe = new CapabilityProbe(config.cgroupfs(), config.sysfs(), config.procfs());
     this.disks = new DiskResolver(config.procfs(), config.sysfs(), config.devfs());
+    this.volumeResolver = new PodVolumeResolver(disks, config.kubeletRootDir(), this::facts);
     refresh();
   }
 
@@ -107,6 +110,60 @@ public final class NodeEngine {
     return new KernelFacts(caps.ioLatency(), caps.ioUsable());
   }
 
+  /**
+   * Resolves device selectors to whole disks for one pod: node-wide selectors through the cache,
+   * {@code podVolumes} afresh from the mount table on every call (a volume attached after the pod
+   * started, or a disk gone, is followed at the next pass). Volumes that cannot resolve become
+   * problems naming the volume.
+   */
+  public DiskSelection resolve(List<DeviceSelectorRule> selectors, PodFacts pod) {
+    List<DeviceSelectorRule> nodeWide =
+        selectors.stream().filter(s -> !(s instanceof DeviceSelectorRule.PodVolumes)).toList();
+    List<DeviceSelectorRule.PodVolumes> perPod =
+        selectors.stream()
+            .filter(DeviceSelectorRule.PodVolumes.class::isInstance)
+            .map(DeviceSelectorRule.PodVolumes.class::cast)
+            .toList();
+    if (perPod.isEmpty()) {
+      return resolve(selectors);
+    }
+    Map<String, DiskFacts> found = new LinkedHashMap<>();
+    List<DiskProblem> problems = new ArrayList<>();
+    if (!nodeWide.isEmpty()) {
+      DiskSelection base = resolve(nodeWide);
+      base.disks().forEach(d -> found.putIfAbsent(d.id().toString(), d));
+      problems.addAll(base.problems());
+    }
+    List<VolumeDecision> volumes = new ArrayList<>();
+    MountTable table;
+    try {
+      table = disks.readMountTable();
+    } catch (DeviceResolutionException e) {
+      perPod.forEach(rule -> problems.add(new DiskProblem(rule, e.getMessage())));
+      return new DiskSelection(new ArrayList<>(found.values()), problems, volumes);
+    }
+    for (DeviceSelectorRule.PodVolumes rule : perPod) {
+      for (VolumeDecision decision : volumeResolver.resolve(pod, rule, table)) {
+        if (volumes.stream().noneMatch(v -> v.volume().equals(decision.volume()))) {
+          volumes.add(decision);
+        }
+        decision.disks().forEach(d -> found.putIfAbsent(d.id().toString(), d));
+        if (decision.problem()) {
+          problems.add(
+              new DiskProblem(
+                  rule,
+                  "pod volume "
+                      + decision.volume()
+                      + " ("
+                      + decision.kind()
+                      + "): "
+                      + decision.note()));
+        }
+      }
+    }
+    return new DiskSelection(new ArrayList<>(found.values()), problems, volumes);
+  }
+
   /** Resolves device selectors to whole disks; selectors that cannot resolve become problems. */
   public DiskSelection resolve(List<DeviceSelectorRule> selectors) {
     List<DeviceSelectorRule> key = List.copyOf(selectors);
@@ -142,6 +199,10 @@ public final class NodeEngine {
   private List<Disk> resolveOne(DeviceSelectorRule selector) throws DeviceResolutionException {
     if (selector instanceof DeviceSelectorRule.HostPath) {
       return disks.forPath(((DeviceSelectorRule.HostPath) selector).path());
+    }
+    if (selector instanceof DeviceSelectorRule.PodVolumes) {
+      // Per pod: resolve(selectors, pod) handles these; without a pod there is nothing to find.
+      return List.of();
     }
     if (selector instanceof DeviceSelectorRule.DeviceName) {
       return disks.forDeviceName(((DeviceSelectorRule.DeviceName) selector).nameOrGlob());

@@ -90,7 +90,7 @@ public final class PodPass {
     out.cgroupPath = cgroupPath.orElse(null);
     if (decision.managed()) {
       // Before the layout check, so that a node without kubepods still explains its disks.
-      out.disks = engine.resolve(decision.devices());
+      out.disks = engine.resolve(decision.devices(), pod);
       out.desired = PolicyResolver.plan(decision, out.disks.disks(), engine.kernelFacts());
       out.skipped = out.desired.skipped();
     }

@@ -5,13 +5,13 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** One entry of {@code spec.devices}: exactly one of kubeletRoot, path or name. */
+/** One entry of {@code spec.devices}: exactly one of kubeletRoot, path, name or podVolumes. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value =
         "(has(self.kubeletRoot) ? 1 : 0) + (has(self.path) ? 1 : 0) + (has(self.name) ? 1 : 0)"
-            + " == 1",
-    message = "each devices entry must set exactly one of kubeletRoot, path or name",
+            + " + (has(self.podVolumes) ? 1 : 0) == 1",
+    message = "each devices entry must set exactly one of kubeletRoot, path, name or podVolumes",
     reason = "FieldValueInvalid")
 public class DeviceSelector {
   @JsonPropertyDescription("The disk(s) under kubelet's root directory: write kubeletRoot: {}.")
@@ -42,6 +42,31 @@ public class DeviceSelector {
       message = "name must not contain . or .. segments",
       reason = "FieldValueInvalid")
   private String name;
+
+  @JsonPropertyDescription(
+      "The disk(s) under each selected pod's own volumes (emptyDir, persistentVolumeClaim,"
+          + " hostPath, CSI, raw block), resolved per pod on its node: write podVolumes: {}, or"
+          + " podVolumes: {names: [data]} for some volumes only.")
+  private PodVolumes podVolumes;
+
+  /** The disk(s) under the pod's own volumes; no names means all of them. */
+  public static DeviceSelector podVolumes(String... names) {
+    DeviceSelector selector = new DeviceSelector();
+    PodVolumes volumes = new PodVolumes();
+    if (names.length > 0) {
+      volumes.setNames(java.util.List.of(names));
+    }
+    selector.setPodVolumes(volumes);
+    return selector;
+  }
+
+  public PodVolumes getPodVolumes() {
+    return podVolumes;
+  }
+
+  public void setPodVolumes(PodVolumes podVolumes) {
+    this.podVolumes = podVolumes;
+  }
 
   /** The disk(s) under kubelet's root directory. */
   public static DeviceSelector kubeletRootDisks() {

@@ -23,6 +23,23 @@ public sealed interface DeviceSelectorRule {
     }
   }
 
+  /**
+   * The disks under the pod's own volumes, resolved per pod on its node.
+   *
+   * @param names the pod volume names to target; empty means every volume that sits on a disk
+   */
+  record PodVolumes(java.util.List<String> names) implements DeviceSelectorRule {
+    public PodVolumes {
+      names = Immutables.list(names, "podVolumes names");
+      names.forEach(name -> Immutables.text(name, "podVolumes name"));
+    }
+
+    /** Whether the selector targets this volume. */
+    public boolean targets(String volumeName) {
+      return names.isEmpty() || names.contains(volumeName);
+    }
+  }
+
   private static void requireAbsolute(String path, String what) {
     if (Immutables.text(path, what).charAt(0) != '/') {
       throw new IllegalArgumentException(what + " '" + path + "' must be absolute");

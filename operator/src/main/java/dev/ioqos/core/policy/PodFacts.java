@@ -1,6 +1,7 @@
 package dev.ioqos.core.policy;
 
 import dev.ioqos.core.QosClass;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,7 +15,30 @@ public record PodFacts(
     Map<String, String> annotations,
     Map<String, String> namespaceLabels,
     Optional<String> priorityClassName,
-    QosClass qosClass) {
+    QosClass qosClass,
+    List<PodVolume> volumes) {
+
+  /** A pod whose volumes are not known (or that has none). */
+  public PodFacts(
+      String namespace,
+      String name,
+      String uid,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      Map<String, String> namespaceLabels,
+      Optional<String> priorityClassName,
+      QosClass qosClass) {
+    this(
+        namespace,
+        name,
+        uid,
+        labels,
+        annotations,
+        namespaceLabels,
+        priorityClassName,
+        qosClass,
+        List.of());
+  }
 
   public PodFacts {
     Immutables.text(namespace, "pod namespace");
@@ -28,6 +52,7 @@ public record PodFacts(
         Objects.requireNonNullElse(priorityClassName, Optional.<String>empty())
             .filter(value -> !value.isBlank());
     Objects.requireNonNull(qosClass, "qosClass");
+    volumes = Immutables.list(volumes, "pod volumes");
   }
 
   /** The annotation kubelet sets on a static pod's mirror pod: the static pod's config hash. */

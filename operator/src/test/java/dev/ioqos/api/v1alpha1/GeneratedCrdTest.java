@@ -212,7 +212,11 @@ class GeneratedCrdTest {
     assertThat(rules(devices.getItems().getSchema()))
         .containsExactly(
             "(has(self.kubeletRoot) ? 1 : 0) + (has(self.path) ? 1 : 0) + (has(self.name) ? 1 :"
-                + " 0) == 1");
+                + " 0) + (has(self.podVolumes) ? 1 : 0) == 1");
+    JSONSchemaProps names = schema(POLICY, "spec", "devices", "[]", "podVolumes", "names");
+    assertThat(names.getMaxItems()).isEqualTo(32L);
+    assertThat(names.getItems().getSchema().getMaxLength()).isEqualTo(63L);
+    assertThat(rules(names)).hasSize(2);
     assertThat(schema(POLICY, "spec", "devices", "[]", "kubeletRoot").getType())
         .isEqualTo("object");
     assertThat(rules(path)).contains("self.startsWith('/')", "!self.matches('(^|/)[.][.]?(/|$)')");
