@@ -3,6 +3,7 @@ package dev.ioqos.agent;
 import dev.ioqos.node.PodEvent;
 import dev.ioqos.node.PodTarget;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -105,43 +106,57 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
   }
 
   private void create(PodTarget pod, PodEvent.Type type, String reason, String text, Instant now) {
+    ObjectReference involved =
+        new ObjectReferenceBuilder()
+            .withApiVersion("v1")
+            .withKind("Pod")
+            .withNamespace(pod.namespace())
+            .withName(pod.name())
+            .withUid(pod.uid())
+            .build();
     try {
-      client
-          .v1()
-          .events()
-          .inNamespace(pod.namespace())
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withGenerateName(pod.name() + ".")
-                  .withNamespace(pod.namespace())
-                  .endMetadata()
-                  .withInvolvedObject(
-                      new ObjectReferenceBuilder()
-                          .withApiVersion("v1")
-                          .withKind("Pod")
-                          .withNamespace(pod.namespace())
-                          .withName(pod.name())
-                          .withUid(pod.uid())
-                          .build())
-                  .withType(type.name())
-                  .withReason(reason)
-                  .withMessage(text)
-                  .withNewSource()
-                  .withComponent("ioqos")
-                  .withHost(nodeName)
-                  .endSource()
-                  .withReportingComponent("ioqos.dev/agent")
-                  .withReportingInstance(nodeName)
-                  .withFirstTimestamp(now.toString())
-                  .withLastTimestamp(now.toString())
-                  .withCount(1)
-                  .build())
-          .create();
+      create(involved, pod.name(), type.name(), reason, text, 1, now);
     } catch (KubernetesClientException e) {
       LOG.warn(
           "could not post event {} on pod {}: {}", reason, pod.qualifiedName(), e.getMessage());
     }
+  }
+
+  /** One Event from this node's agent about {@code involved} (its namespace, or "default"). */
+  private void create(
+      ObjectReference involved,
+      String namePrefix,
+      String type,
+      String reason,
+      String text,
+      int count,
+      Instant now) {
+    String namespace = involved.getNamespace() == null ? "default" : involved.getNamespace();
+    client
+        .v1()
+        .events()
+        .inNamespace(namespace)
+        .resource(
+            new EventBuilder()
+                .withNewMetadata()
+                .withGenerateName(namePrefix + ".")
+                .withNamespace(namespace)
+                .endMetadata()
+                .withInvolvedObject(involved)
+                .withType(type)
+                .withReason(reason)
+                .withMessage(text)
+                .withNewSource()
+                .withComponent("ioqos")
+                .withHost(nodeName)
+                .endSource()
+                .withReportingComponent("ioqos.dev/agent")
+                .withReportingInstance(nodeName)
+                .withFirstTimestamp(now.toString())
+                .withLastTimestamp(now.toString())
+                .withCount(count)
+                .build())
+        .create();
   }
 
   /**
@@ -166,37 +181,21 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
   }
 
   private void createOnNode(EventBudget.Summary summary, Instant now) {
+    ObjectReference node =
+        new ObjectReferenceBuilder()
+            .withApiVersion("v1")
+            .withKind("Node")
+            .withName(nodeName)
+            .build();
     try {
-      client
-          .v1()
-          .events()
-          .inNamespace("default")
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withGenerateName(nodeName + ".")
-                  .withNamespace("default")
-                  .endMetadata()
-                  .withInvolvedObject(
-                      new ObjectReferenceBuilder()
-                          .withApiVersion("v1")
-                          .withKind("Node")
-                          .withName(nodeName)
-                          .build())
-                  .withType(summary.warnings() ? "Warning" : "Normal")
-                  .withReason("EventsRateLimited")
-                  .withMessage(summary.message())
-                  .withNewSource()
-                  .withComponent("ioqos")
-                  .withHost(nodeName)
-                  .endSource()
-                  .withReportingComponent("ioqos.dev/agent")
-                  .withReportingInstance(nodeName)
-                  .withFirstTimestamp(now.toString())
-                  .withLastTimestamp(now.toString())
-                  .withCount(summary.count())
-                  .build())
-          .create();
+      create(
+          node,
+          nodeName,
+          summary.warnings() ? "Warning" : "Normal",
+          "EventsRateLimited",
+          summary.message(),
+          summary.count(),
+          now);
     } catch (KubernetesClientException e) {
       LOG.warn("could not post the Event summary on node {}: {}", nodeName, e.getMessage());
     }

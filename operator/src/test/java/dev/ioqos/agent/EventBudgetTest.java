@@ -3,34 +3,14 @@ package dev.ioqos.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ioqos.node.PodEvent.Type;
-import java.time.Clock;
+import dev.ioqos.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class EventBudgetTest {
-  final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-04T00:00:00Z"));
-  final Clock clock =
-      new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-          return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-          return this;
-        }
-
-        @Override
-        public Instant instant() {
-          return now.get();
-        }
-      };
+  final MutableClock clock = new MutableClock(Instant.parse("2026-12-04T00:00:00Z"));
   final EventBudget budget =
       new EventBudget(
           clock,
@@ -44,7 +24,7 @@ class EventBudgetTest {
   @Test
   void aFloodPostsTheBurstThenOnePerRefillAndCountsTheRest() {
     assertThat(admitted(Type.Normal, "Applied", 110)).isEqualTo(3);
-    now.set(now.get().plusSeconds(10));
+    clock.advance(Duration.ofSeconds(10));
     assertThat(admitted(Type.Normal, "Applied", 10)).isEqualTo(1);
 
     EventBudget.Summary summary = budget.drain().orElseThrow();
@@ -69,7 +49,7 @@ class EventBudgetTest {
   @Test
   void theBucketRefillsNoFurtherThanItsBurst() {
     admitted(Type.Normal, "Applied", 3);
-    now.set(now.get().plus(Duration.ofHours(1)));
+    clock.advance(Duration.ofHours(1));
     assertThat(admitted(Type.Normal, "Applied", 10)).isEqualTo(3);
   }
 }

@@ -2,36 +2,17 @@ package dev.ioqos.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
+import dev.ioqos.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class LivenessTest {
-  final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-04T00:00:00Z"));
-  final Clock clock =
-      new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-          return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-          return this;
-        }
-
-        @Override
-        public Instant instant() {
-          return now.get();
-        }
-      };
+  final MutableClock clock = new MutableClock(Instant.parse("2026-12-04T00:00:00Z"));
   final Liveness liveness = new Liveness(clock, Duration.ofSeconds(180), Duration.ofSeconds(120));
 
   void advance(Duration by) {
-    now.set(now.get().plus(by));
+    clock.advance(by);
   }
 
   @Test
