@@ -418,7 +418,6 @@ class DeployChartIT {
             "ServiceAccount/ioqos-aggregator",
             "ClusterRole/ioqos-agent",
             "ClusterRole/ioqos-aggregator",
-            "ClusterRole/ioqos-metrics-reader",
             "ClusterRoleBinding/ioqos-agent",
             "ClusterRoleBinding/ioqos-aggregator",
             "Role/ioqos-aggregator-leader-election",
@@ -448,8 +447,7 @@ class DeployChartIT {
             "--state-dir=/var/lib/ioqos",
             "--resync=PT60S",
             "--metrics-port=8080",
-            "--health-port=8081",
-            "--metrics-secure");
+            "--health-port=8081");
     assertThat(agent.getEnv())
         .anyMatch(
             e ->
