@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -833,8 +835,17 @@ abstract class KernelIT {
         if (Files.exists(debug)) {
           Files.writeString(debug, "1");
         }
-        bench("pair", "bench-latency", CGROUP + leafPath(READER), CGROUP + leafPath(WRITER));
+        // The writer's depth is sampled while the pair runs: the reader stops 2 s before the
+        // writer, and io.latency gives the depth back once the reader is idle, so a reading
+        // taken after the pair shows the recovery, not the throttling.
+        DepthSampler sampler = new DepthSampler(CGROUP.resolve(podPath(WRITER).substring(1)));
+        sampler.start();
+        // io.latency lowers the depth a step per window in which the reader misses; 10 s
+        // measured gives it the windows to reach below the writer's 8 on this emulated disk.
+        benchFor(10, "pair", "bench-latency", CGROUP + leafPath(READER), CGROUP + leafPath(WRITER));
+        sampler.stop();
         section("stat-latency", () -> files(READER, "io.stat") + files(WRITER, "io.stat"));
+        section("depth-latency", sampler::report);
         if (Files.exists(debug)) {
           Files.writeString(debug, "0");
         }
@@ -847,13 +858,80 @@ abstract class KernelIT {
       Files.delete(OBJECTS.resolve("reader.yaml"));
     }
 
+    /**
+     * Reads a cgroup's io.stat every 100 ms on a thread of its own and keeps the smallest queue
+     * depth io.latency's debug stats show ({@code depth=N}; {@code depth=max} when untouched).
+     */
+    static final class DepthSampler {
+      private static final Pattern DEPTH = Pattern.compile("depth=([0-9]+)");
+      private final Path stat;
+      private final Thread thread;
+      private volatile boolean running = true;
+      private long min = Long.MAX_VALUE;
+      private int samples;
+      private int throttled;
+
+      DepthSampler(Path cgroup) {
+        this.stat = cgroup.resolve("io.stat");
+        this.thread = new Thread(this::run, "depth-sampler");
+        this.thread.setDaemon(true);
+      }
+
+      void start() {
+        thread.start();
+      }
+
+      void stop() throws InterruptedException {
+        running = false;
+        thread.join(5_000);
+      }
+
+      private void run() {
+        while (running) {
+          try {
+            Matcher m = DEPTH.matcher(Files.readString(stat));
+            boolean numeric = false;
+            while (m.find()) {
+              numeric = true;
+              synchronized (this) {
+                min = Math.min(min, Long.parseLong(m.group(1)));
+              }
+            }
+            synchronized (this) {
+              samples++;
+              throttled += numeric ? 1 : 0;
+            }
+            Thread.sleep(100);
+          } catch (IOException | InterruptedException | RuntimeException e) {
+            return;
+          }
+        }
+      }
+
+      synchronized String report() {
+        return String.format(
+            Locale.ROOT,
+            "min_depth=%s samples=%d numeric=%d%n",
+            min == Long.MAX_VALUE ? "max" : Long.toString(min),
+            samples,
+            throttled);
+      }
+    }
+
     /** Runs e2e/kernel/bench (it prints its own section) with this JVM's output. */
     static void bench(String... args) throws Exception {
+      benchFor(3, args);
+    }
+
+    /** Runs e2e/kernel/bench with the probe measured for {@code seconds}. */
+    static void benchFor(int seconds, String... args) throws Exception {
       List<String> command =
           new ArrayList<>(List.of("sh", System.getenv("IOQOS_HARNESS") + "/bench"));
       command.addAll(List.of(args));
       System.out.flush();
-      Process process = new ProcessBuilder(command).inheritIO().start();
+      ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+      builder.environment().put("BENCH_PROBE_SECONDS", Integer.toString(seconds));
+      Process process = builder.start();
       if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.destroyForcibly();
       }
