@@ -12,6 +12,7 @@ import dev.ioqos.metrics.TierState;
 import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LedgerEntry;
+import dev.ioqos.node.LedgerWriteException;
 import dev.ioqos.node.LoopLedger;
 import dev.ioqos.node.NodeEngine;
 import dev.ioqos.node.PodPass;
@@ -305,7 +306,16 @@ public final class Agent implements AutoCloseable {
    * lines and the slice gauges.
    */
   void runSliceStep() {
-    QosSliceStep.Report report = sliceStep.run();
+    QosSliceStep.Report report;
+    try {
+      report = sliceStep.run();
+    } catch (LedgerWriteException e) {
+      // The slice ledger is written before a slice weight: nothing was written that it does not
+      // hold; the next step (resync) tries again.
+      LOG.warn("QoS slice step stopped: {}", e.getMessage());
+      nodeState.condition("QosSlices", false, "LedgerNotWritten", e.getMessage());
+      return;
+    }
     slices = report;
     report.written().forEach(line -> LOG.info("QoS slice weight set: {}", line));
     report.restored().forEach(line -> LOG.info("QoS slice weight restored: {}", line));

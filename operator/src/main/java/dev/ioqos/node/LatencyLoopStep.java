@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node-level latency loop beside the pod pass, for kernels without io.latency: one {@link
@@ -80,6 +82,7 @@ public final class LatencyLoopStep {
   public record Report(List<DiskReport> disks, List<Transition> transitions, long kernelNanos) {}
 
   private final NodeEngine engine;
+  private static final Logger LOG = LoggerFactory.getLogger(LatencyLoopStep.class);
   private final LoopLedger record;
   private final boolean dryRun;
   private final LatencyLoop.Parameters parameters;
@@ -281,6 +284,11 @@ public final class LatencyLoopStep {
             } else {
               failures.add(e);
             }
+            continue;
+          } catch (LedgerWriteException e) {
+            // Not recorded, so not written (a throttle), or written and still recorded (a
+            // release): either way the record covers the cgroup; the next period tries again.
+            LOG.warn("latency loop: {} not changed: {}", m.cgroupPath(), e.getMessage());
             continue;
           }
         }
