@@ -418,6 +418,7 @@ class DeployChartIT {
             "ServiceAccount/ioqos-aggregator",
             "ClusterRole/ioqos-agent",
             "ClusterRole/ioqos-aggregator",
+            "ClusterRole/ioqos-metrics-reader",
             "ClusterRoleBinding/ioqos-agent",
             "ClusterRoleBinding/ioqos-aggregator",
             "Role/ioqos-aggregator-leader-election",
@@ -447,7 +448,8 @@ class DeployChartIT {
             "--state-dir=/var/lib/ioqos",
             "--resync=PT60S",
             "--metrics-port=8080",
-            "--health-port=8081");
+            "--health-port=8081",
+            "--metrics-secure");
     assertThat(agent.getEnv())
         .anyMatch(
             e ->
@@ -503,6 +505,73 @@ class DeployChartIT {
     assertThat(aggregate.getEnv())
         .extracting(e -> e.getName())
         .contains("POD_NAMESPACE", "POD_NAME");
+  }
+
+  /**
+   * With the driver known, the host's cgroup tree is mounted read-only and kubelet's kubepods
+   * cgroup read-write on top of it (as kubelet names it for that driver and cgroupRoot); with the
+   * driver auto or iocost on, the whole tree stays writable; asking for kubepods where it cannot be
+   * known is refused at install, naming the value.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "auto, /, auto, false, /",
+    "systemd, /, auto, false, /kubepods.slice",
+    "cgroupfs, /, auto, false, /kubepods",
+    "cgroupfs, /custom, auto, false, /custom/kubepods",
+    "systemd, /kubelet.slice, auto, false, /kubelet.slice/kubelet-kubepods.slice",
+    "systemd, /kubelet, auto, false, /",
+    "systemd, /, all, false, /",
+    "systemd, /, auto, true, /",
+    "systemd, /, kubepods, false, /kubepods.slice",
+  })
+  void cgroupWriteScopeMountsOnlyKubepodsWritable(
+      String driver, String root, String scope, boolean iocost, String writable) {
+    String values =
+        String.format(
+            "agent: {cgroupDriver: %s, kubeletCgroupRoot: '%s', cgroupWriteScope: %s,"
+                + " enableIocost: %s}%n",
+            driver, root, scope, iocost);
+    PodSpec pod =
+        only(parse(template(NAMESPACE, values)), DaemonSet.class, "ioqos-agent")
+            .getSpec()
+            .getTemplate()
+            .getSpec();
+    Map<String, VolumeMount> mounts =
+        pod.getContainers().get(0).getVolumeMounts().stream()
+            .collect(Collectors.toMap(VolumeMount::getMountPath, m -> m));
+    Map<String, String> hostPaths =
+        pod.getVolumes().stream()
+            .filter(v -> v.getHostPath() != null)
+            .collect(Collectors.toMap(v -> v.getName(), v -> v.getHostPath().getPath()));
+    VolumeMount tree = mounts.get("/host/sys/fs/cgroup");
+    assertThat(hostPaths.get(tree.getName())).isEqualTo("/sys/fs/cgroup");
+    if (writable.equals("/")) {
+      assertThat(tree.getReadOnly()).isNotEqualTo(Boolean.TRUE);
+      assertThat(mounts.keySet()).noneMatch(m -> m.startsWith("/host/sys/fs/cgroup/"));
+    } else {
+      assertThat(tree.getReadOnly()).isTrue();
+      VolumeMount kubepods = mounts.get("/host/sys/fs/cgroup" + writable);
+      assertThat(kubepods).as("a mount of %s in %s", writable, mounts.keySet()).isNotNull();
+      assertThat(kubepods.getReadOnly()).isNotEqualTo(Boolean.TRUE);
+      assertThat(hostPaths.get(kubepods.getName())).isEqualTo("/sys/fs/cgroup" + writable);
+    }
+  }
+
+  @Test
+  void cgroupWriteScopeKubepodsIsRefusedWhereItCannotBeKept() {
+    assertThatThrownBy(
+            () -> template(NAMESPACE, "agent: {cgroupDriver: auto, cgroupWriteScope: kubepods}\n"))
+        .hasMessageContaining("agent.cgroupWriteScope kubepods needs agent.cgroupDriver");
+    assertThatThrownBy(
+            () ->
+                template(
+                    NAMESPACE,
+                    "agent: {cgroupDriver: systemd, cgroupWriteScope: kubepods,"
+                        + " enableIocost: true}\n"))
+        .hasMessageContaining("cannot go with agent.enableIocost");
+    assertThatThrownBy(() -> template(NAMESPACE, "agent: {cgroupWriteScope: pods}\n"))
+        .hasMessageContaining("cgroupWriteScope");
   }
 
   @Test

@@ -89,7 +89,12 @@ class DeployManifestsIT {
    * CRDs under crds/, and kustomization.yaml listing them all.
    */
   static Map<String, String> render() throws IOException {
-    String rendered = DeployChartIT.template(DeployChartIT.NAMESPACE, DEPLOY_VALUES);
+    return render(DEPLOY_VALUES);
+  }
+
+  /** The same files rendered with {@code values} (YAML) instead of deploy/'s own. */
+  static Map<String, String> render(String values) throws IOException {
+    String rendered = DeployChartIT.template(DeployChartIT.NAMESPACE, values);
     Map<String, List<String>> byTemplate = new LinkedHashMap<>();
     for (String document : rendered.split("(?m)^---\\s*$")) {
       String text = document.strip();

@@ -70,6 +70,11 @@ class MonitoringIT {
     assertThat(endpoint.path("port").asText()).isEqualTo("metrics");
     assertThat(endpoint.path("path").asText()).isEqualTo("/metrics");
     assertThat(endpoint.path("honorLabels").asBoolean()).isTrue();
+    // The install's metrics port is HTTPS with token authorisation (metrics.secure).
+    assertThat(endpoint.path("scheme").asText()).isEqualTo("https");
+    assertThat(endpoint.at("/authorization/type").asText()).isEqualTo("Bearer");
+    assertThat(endpoint.at("/authorization/credentials/name").asText())
+        .isEqualTo("ioqos-metrics-scraper-token");
     assertThat(endpoint.get("relabelings").toString())
         .contains("__meta_kubernetes_pod_node_name")
         .contains("\"targetLabel\":\"node\"");

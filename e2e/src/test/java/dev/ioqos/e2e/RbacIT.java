@@ -155,9 +155,9 @@ class RbacIT {
         can("agent", "create", "ioqos.dev", "ionodestates", "", "", ""),
         can("agent", "get", "ioqos.dev", "ionodestates", "", "", "node-a"),
         can("agent", "update", "ioqos.dev", "ionodestates", "status", "", "node-a"),
-        // metrics.secure is off by default: no token or access reviews.
-        cannot("agent", "create", "authentication.k8s.io", "tokenreviews", "", "", ""),
-        cannot("agent", "create", "authorization.k8s.io", "subjectaccessreviews", "", "", ""),
+        // metrics.secure: a scraper's token is reviewed, then its right to /metrics asked.
+        can("agent", "create", "authentication.k8s.io", "tokenreviews", "", "", ""),
+        can("agent", "create", "authorization.k8s.io", "subjectaccessreviews", "", "", ""),
         // ...and changes nothing else.
         cannot("agent", "delete", "", "pods", "", "default", ""),
         cannot("agent", "create", "", "pods", "", "default", ""),

@@ -134,13 +134,34 @@ abstract class RealNodeIT {
         "node %s Ready %.0f s after boot started (%s driver)",
         node.name(), node.bootToReady.toMillis() / 1e3, driver());
     long t1 = System.nanoTime();
-    node.kubectl("apply", "--server-side", "-k", e2e.resolveSibling("deploy").toString());
+    node.kubectl("apply", "--server-side", "-k", install().toString());
     Pod agent = awaitAgentReady(Duration.ofMinutes(8));
     say(
-        "agent pod %s Ready %.0f s after `kubectl apply -k deploy/` (whole start %.0f s)",
+        "agent pod %s Ready %.0f s after `kubectl apply -k` of deploy/ rendered with"
+            + " agent.cgroupDriver=%s (whole start %.0f s)",
         agent.getMetadata().getName(),
         (System.nanoTime() - t1) / 1e9,
+        driver(),
         (System.nanoTime() - t0) / 1e9);
+  }
+
+  /**
+   * deploy/ as deploy/render makes it, but with the node's cgroup driver set as an installer who
+   * knows it sets agent.cgroupDriver: the agent's container then gets the host's cgroup tree
+   * read-only and kubelet's kubepods cgroup read-write (agent.cgroupWriteScope auto). Everything
+   * else is deploy/'s own (DeployManifestsIT keeps deploy/ equal to the default render).
+   */
+  Path install() throws java.io.IOException {
+    Path install = work.resolve("install");
+    Map<String, String> files =
+        DeployManifestsIT.render(
+            DeployManifestsIT.DEPLOY_VALUES + "agent: {cgroupDriver: " + driver() + "}\n");
+    for (Map.Entry<String, String> file : files.entrySet()) {
+      Path path = install.resolve(file.getKey());
+      Files.createDirectories(path.getParent());
+      Files.writeString(path, file.getValue());
+    }
+    return install;
   }
 
   @AfterAll
@@ -195,6 +216,21 @@ abstract class RealNodeIT {
             state.getStatus().getConditions())
         .isTrue();
     say("agent container memory.current %.1f MiB (idle, no managed pods)", agentMemoryMiB());
+
+    // Least privilege: in the agent's own mount namespace the host's cgroup tree is read-only and
+    // only kubelet's kubepods cgroup is writable (the driver is set at install).
+    String kubepods = driver().equals("systemd") ? "/kubepods.slice" : "/kubepods";
+    String mounts =
+        node.sh(
+            "for p in $(pgrep java); do"
+                + " grep -q ' /host/sys/fs/cgroup ' /proc/$p/mountinfo || continue;"
+                + " awk '$5 ~ /^\\/host\\/sys\\/fs\\/cgroup/ {print $4, $5, $6}'"
+                + " /proc/$p/mountinfo; break; done");
+    say("the agent's cgroup mounts (root, mount point, options):%n%s", mounts.strip());
+    assertThat(mounts.lines())
+        .anyMatch(l -> l.matches("/ /host/sys/fs/cgroup ro,.*"))
+        .anyMatch(l -> l.matches(kubepods + " /host/sys/fs/cgroup" + kubepods + " rw,.*"))
+        .hasSize(2);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -250,6 +286,56 @@ abstract class RealNodeIT {
   void metricsAreScrapedFromTheAgentsPodIp() throws Exception {
     Pod agent = awaitAgentReady(Duration.ofMinutes(1));
     String ip = agent.getStatus().getPodIP();
+    // The install serves /metrics over HTTPS to tokens allowed to get it (metrics.secure).
+    RealNode.Result probe =
+        node.run(
+            "curl -sk -o /dev/null -w '%{http_code} %{time_appconnect}' https://"
+                + ip
+                + ":8080/metrics",
+            Duration.ofSeconds(120));
+    if (probe.status() != 0) {
+      String verbose =
+          node.run(
+                  "pid=$(for p in $(pgrep java); do grep -q ' /host/sys/fs/cgroup ' "
+                      + "/proc/$p/mountinfo && echo $p; done | head -n 1); echo \"agent pid $pid\";"
+                      + " echo '== pod IP, TLS 1.3'; curl -vsk --max-time 20 -o /dev/null"
+                      + " https://"
+                      + ip
+                      + ":8080/readyz 2>&1 | tail -n 12;"
+                      + " echo '== pod IP, TLS 1.2'; curl -vsk --tls-max 1.2 --max-time 20 -o"
+                      + " /dev/null https://"
+                      + ip
+                      + ":8080/readyz 2>&1 | tail -n 12;"
+                      + " echo '== loopback in the pod netns'; nsenter -t $pid -n curl -vsk"
+                      + " --max-time 20 -o /dev/null https://127.0.0.1:8080/readyz 2>&1 | tail -n"
+                      + " 12;"
+                      + " echo '== thread dump during a handshake'; (curl -sk --max-time 20 -o"
+                      + " /dev/null https://"
+                      + ip
+                      + ":8080/readyz &); sleep 3; kill -3 $pid; sleep 3;"
+                      + " tail -n 600 /var/log/pods/"
+                      + AGENT_NS
+                      + "_ioqos-agent-*/agent/*.log | grep -A 25 'ioqos-metrics-https' | head"
+                      + " -n 120",
+                  Duration.ofSeconds(240))
+              .output();
+      throw new AssertionError(
+          "curl in the guest could not reach the agent's HTTPS port (exit "
+              + probe.status()
+              + "):\n"
+              + verbose
+              + diagnosis());
+    }
+    String[] anonymous = probe.output().strip().split(" ");
+    assertThat(anonymous[0]).as("no token").isEqualTo("401");
+    say(
+        "TLS handshake from the guest's curl: %s s; the agent: %s",
+        anonymous[1],
+        node.sh(
+                "cat /var/log/pods/"
+                    + AGENT_NS
+                    + "_ioqos-agent-*/agent/*.log | grep -o 'TLS ready.*' | tail -n 1 || true")
+            .strip());
     String metrics = node.sh(scrape(ip));
     assertThat(metrics)
         .contains("ioqos_pod_io_weight{")
@@ -788,9 +874,58 @@ abstract class RealNodeIT {
     return client.resource(pod).create();
   }
 
-  /** A guest command that scrapes the agent as Prometheus would (plain HTTP, the default). */
+  private String scraperToken;
+
+  /**
+   * A guest command that scrapes the agent as Prometheus would: HTTPS (the agent's certificate is
+   * self-signed) with the token of a ServiceAccount bound to the install's ClusterRole
+   * ioqos-metrics-reader.
+   */
   String scrape(String ip) {
-    return "curl -sf http://" + ip + ":8080/metrics";
+    if (scraperToken == null) {
+      client
+          .resource(
+              new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("scraper")
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .build())
+          .serverSideApply();
+      client
+          .resource(
+              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName("real-node-scraper")
+                  .endMetadata()
+                  .withNewRoleRef(
+                      "rbac.authorization.k8s.io", "ClusterRole", "ioqos-metrics-reader")
+                  .addNewSubject()
+                  .withKind("ServiceAccount")
+                  .withName("scraper")
+                  .withNamespace(NS)
+                  .endSubject()
+                  .build())
+          .serverSideApply();
+      scraperToken =
+          client
+              .serviceAccounts()
+              .inNamespace(NS)
+              .withName("scraper")
+              .tokenRequest(
+                  new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
+                      .withNewSpec()
+                      .withExpirationSeconds(3600L)
+                      .endSpec()
+                      .build())
+              .getStatus()
+              .getToken();
+    }
+    return "curl -sfk -H 'Authorization: Bearer "
+        + scraperToken
+        + "' https://"
+        + ip
+        + ":8080/metrics";
   }
 
   String uid(String pod) {
