@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -305,6 +306,69 @@ final class RealNode implements AutoCloseable {
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException("cannot stop the control plane in " + dir, e);
     }
+  }
+
+  /**
+   * Stops the control plane's kube-apiserver (SIGTERM, as a rolling restart of a control plane
+   * does), leaves it down for {@code down} while {@code meanwhile} runs every second, then starts
+   * it again with the same command line on the same port (etcd keeps the data) and waits for its
+   * /readyz. Returns how long it was unreachable.
+   */
+  Duration restartApiServer(Duration down, Callable<?> meanwhile) throws Exception {
+    ProcessHandle apiserver =
+        ProcessHandle.allProcesses()
+            .filter(
+                p ->
+                    p.info().command().orElse("").endsWith("/kube-apiserver")
+                        && String.join(" ", p.info().arguments().orElse(new String[0]))
+                            .contains(dir.resolve("pki").toString()))
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no kube-apiserver of " + dir + " runs"));
+    List<String> argv = new ArrayList<>();
+    argv.add(apiserver.info().command().orElseThrow());
+    argv.addAll(List.of(apiserver.info().arguments().orElseThrow()));
+    long t0 = System.nanoTime();
+    apiserver.destroy();
+    try {
+      apiserver.onExit().get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      apiserver.destroyForcibly();
+      apiserver.onExit().get(30, TimeUnit.SECONDS);
+    }
+    long until = System.nanoTime() + down.toNanos();
+    while (System.nanoTime() < until) {
+      meanwhile.call();
+      Thread.sleep(1000);
+    }
+    Process restarted =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("logs/kube-apiserver.restarted.log").toFile())
+            .start();
+    // `cluster stop` kills what DIR/pids lists.
+    Files.writeString(
+        dir.resolve("pids"),
+        restarted.pid() + "\n",
+        java.nio.file.StandardOpenOption.APPEND,
+        java.nio.file.StandardOpenOption.CREATE);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (true) {
+      try {
+        if ("ok".equals(client.raw("/readyz"))) {
+          break;
+        }
+      } catch (RuntimeException e) {
+        // not up yet
+      }
+      if (!restarted.isAlive() || System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "kube-apiserver did not come back (see "
+                + dir.resolve("logs/kube-apiserver.restarted.log")
+                + ")");
+      }
+      Thread.sleep(500);
+    }
+    return Duration.ofNanos(System.nanoTime() - t0);
   }
 
   /** Runs a harness script from e2e/; fails with the tail of its output. Returns its stdout. */

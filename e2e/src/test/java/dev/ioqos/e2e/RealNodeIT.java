@@ -561,6 +561,57 @@ abstract class RealNodeIT {
     }
   }
 
+  /**
+   * The control plane's kube-apiserver stopped for 20 s and started again (etcd keeps the data):
+   * the agent's watches break, kubelet keeps the pods running, and nothing the agent applied is
+   * reverted meanwhile (checked every second in the kernel's files); once the API server is back
+   * the agent follows a tier change made after it.
+   */
+  @Test
+  @Order(9)
+  void anApiServerRestartRevertsNothingAndTheAgentFollowsAfterIt() throws Exception {
+    expectTier("backup", "Burstable", LOW, true);
+    expectTier("db", "Guaranteed", HIGH, false);
+    String backup = cgroupDir("backup", "Burstable");
+    String db = cgroupDir("db", "Guaranteed");
+    String held =
+        node.sh("cat " + backup + "/io.max " + backup + "/io.bfq.weight " + db + "/io.bfq.weight");
+    int[] checks = {0};
+    Duration outage =
+        node.restartApiServer(
+            Duration.ofSeconds(20),
+            () -> {
+              String now =
+                  node.sh(
+                      "cat "
+                          + backup
+                          + "/io.max "
+                          + backup
+                          + "/io.bfq.weight "
+                          + db
+                          + "/io.bfq.weight");
+              assertThat(now).as("the kernel's files while the API server is down").isEqualTo(held);
+              return checks[0]++;
+            });
+    say(
+        "kube-apiserver stopped and restarted: unreachable %.1f s, the pods' files checked %d"
+            + " times meanwhile, unchanged",
+        outage.toMillis() / 1e3, checks[0]);
+    assertThat(checks[0]).isGreaterThanOrEqualTo(10);
+    long t0 = System.nanoTime();
+    node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=high", "--overwrite");
+    expectTier("backup", "Burstable", HIGH, false);
+    say(
+        "a tier change after the restart applied %.1f s after the annotation",
+        (System.nanoTime() - t0) / 1e9);
+    node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=low", "--overwrite");
+    expectTier("backup", "Burstable", LOW, true);
+    assertThat(
+            node.sh(
+                "cat " + backup + "/io.max " + backup + "/io.bfq.weight " + db + "/io.bfq.weight"))
+        .isEqualTo(held);
+  }
+
   @Test
   @Order(20)
   void aRestartedAgentRewritesNothingThatHolds() throws Exception {
@@ -883,43 +934,9 @@ abstract class RealNodeIT {
    */
   String scrape(String ip) {
     if (scraperToken == null) {
-      client
-          .resource(
-              new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName("scraper")
-                  .withNamespace(NS)
-                  .endMetadata()
-                  .build())
-          .serverSideApply();
-      client
-          .resource(
-              new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
-                  .withNewMetadata()
-                  .withName("real-node-scraper")
-                  .endMetadata()
-                  .withNewRoleRef(
-                      "rbac.authorization.k8s.io", "ClusterRole", "ioqos-metrics-reader")
-                  .addNewSubject()
-                  .withKind("ServiceAccount")
-                  .withName("scraper")
-                  .withNamespace(NS)
-                  .endSubject()
-                  .build())
-          .serverSideApply();
-      scraperToken =
-          client
-              .serviceAccounts()
-              .inNamespace(NS)
-              .withName("scraper")
-              .tokenRequest(
-                  new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder()
-                      .withNewSpec()
-                      .withExpirationSeconds(3600L)
-                      .endSpec()
-                      .build())
-              .getStatus()
-              .getToken();
+      MetricsScraper.account(client, NS, "scraper");
+      MetricsScraper.allow(client, "real-node-scraper", NS, "scraper");
+      scraperToken = MetricsScraper.token(client, NS, "scraper", 3600);
     }
     return "curl -sfk -H 'Authorization: Bearer "
         + scraperToken

@@ -9,9 +9,6 @@ import dev.ioqos.metrics.MetricsAuth.Verdict;
 import dev.ioqos.metrics.MetricsServer;
 import dev.ioqos.metrics.SelfSignedCertificate;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.InetAddress;
@@ -48,15 +45,7 @@ class SecureMetricsIT {
         .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
         .serverSideApply();
     for (String name : List.of("scraper", "stranger")) {
-      client
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName(name)
-                  .withNamespace(NS)
-                  .endMetadata()
-                  .build())
-          .serverSideApply();
+      MetricsScraper.account(client, NS, name);
     }
     // The chart's ClusterRole for scrapers (charts/ioqos/templates/metrics-rbac.yaml).
     client
@@ -71,20 +60,7 @@ class SecureMetricsIT {
                 .endRule()
                 .build())
         .serverSideApply();
-    client
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName("secure-metrics-scraper")
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "ioqos-metrics-reader")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName("scraper")
-                .withNamespace(NS)
-                .endSubject()
-                .build())
-        .serverSideApply();
+    MetricsScraper.allow(client, "secure-metrics-scraper", NS, "scraper");
   }
 
   @AfterAll
@@ -94,14 +70,7 @@ class SecureMetricsIT {
   }
 
   static String token(String serviceAccount) {
-    return client
-        .serviceAccounts()
-        .inNamespace(NS)
-        .withName(serviceAccount)
-        .tokenRequest(
-            new TokenRequestBuilder().withNewSpec().withExpirationSeconds(600L).endSpec().build())
-        .getStatus()
-        .getToken();
+    return MetricsScraper.token(client, NS, serviceAccount, 600);
   }
 
   KubernetesMetricsAuth auth() {
