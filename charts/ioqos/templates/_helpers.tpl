@@ -58,13 +58,11 @@ systemd cgroupRoot that is not a slice). */}}
 {{- end }}
 
 {{/* The host cgroup directory the agent's container may write: the kubepods cgroup when
-agent.cgroupWriteScope allows narrowing and it is known, "/" (the whole tree) otherwise. */}}
+agent.cgroupWriteScope allows narrowing and it is known, "/" (the whole tree) otherwise; the values
+schema refuses a scope other than auto, kubepods or all. */}}
 {{- define "ioqos.agent.cgroupWritable" -}}
 {{- $kubepods := include "ioqos.agent.kubepodsCgroup" . -}}
 {{- $scope := .Values.agent.cgroupWriteScope -}}
-{{- if not (has $scope (list "auto" "kubepods" "all")) -}}
-{{- fail (printf "agent.cgroupWriteScope must be auto, kubepods or all, not %q" $scope) -}}
-{{- end -}}
 {{- if and (eq $scope "kubepods") (eq $kubepods "") -}}
 {{- fail "agent.cgroupWriteScope kubepods needs agent.cgroupDriver systemd or cgroupfs (and, with systemd, a kubeletCgroupRoot that is / or a .slice)" -}}
 {{- end -}}

@@ -310,9 +310,9 @@ final class RealNode implements AutoCloseable {
 
   /**
    * Stops the control plane's kube-apiserver (SIGTERM, as a rolling restart of a control plane
-   * does), leaves it down for {@code down} while {@code meanwhile} runs every second, then starts
-   * it again with the same command line on the same port (etcd keeps the data) and waits for its
-   * /readyz. Returns how long it was unreachable.
+   * does), leaves it down for {@code down}, then starts it again with the same command line on the
+   * same port (etcd keeps the data) and waits for its /readyz; {@code meanwhile} runs every second
+   * of the whole time it is unreachable. Returns that time.
    */
   Duration restartApiServer(Duration down, Callable<?> meanwhile) throws Exception {
     ProcessHandle apiserver =
@@ -366,7 +366,8 @@ final class RealNode implements AutoCloseable {
                 + dir.resolve("logs/kube-apiserver.restarted.log")
                 + ")");
       }
-      Thread.sleep(500);
+      meanwhile.call();
+      Thread.sleep(1000);
     }
     return Duration.ofNanos(System.nanoTime() - t0);
   }

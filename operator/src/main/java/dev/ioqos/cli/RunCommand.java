@@ -5,7 +5,6 @@ import dev.ioqos.agent.AgentConfig;
 import dev.ioqos.agent.KubernetesMetricsAuth;
 import dev.ioqos.metrics.MetricsServer;
 import dev.ioqos.metrics.SelfSignedCertificate;
-import dev.ioqos.metrics.TlsWarmup;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -136,19 +135,12 @@ final class RunCommand implements Callable<Integer> {
     }
     try {
       if (metricsSecure) {
-        SelfSignedCertificate certificate = selfSignedCertificate();
-        SSLContext tls = tls(certificate);
-        MetricsServer server =
-            MetricsServer.startSecure(
-                new InetSocketAddress(metricsPort),
-                agent.metrics(),
-                health(agent),
-                tls,
-                new KubernetesMetricsAuth(client, Clock.systemUTC(), Duration.ofMinutes(1)));
-        // The first scrape must not load and compile the TLS stack: seconds on an emulated
-        // node, where it outlasted the request timeout.
-        TlsWarmup.inBackground(tls, certificate.certificate());
-        return server;
+        return MetricsServer.startSecure(
+            new InetSocketAddress(metricsPort),
+            agent.metrics(),
+            health(agent),
+            selfSignedTls(),
+            new KubernetesMetricsAuth(client, Clock.systemUTC(), Duration.ofMinutes(1)));
       }
       return MetricsServer.start(
           new InetSocketAddress(metricsPort), agent.metrics(), health(agent));
@@ -158,23 +150,16 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /** A certificate made now: the scraper's token, not the server, is authenticated. */
-  private SelfSignedCertificate selfSignedCertificate() throws IOException {
+  /** TLS with a certificate made now: the scraper's token, not the server, is authenticated. */
+  private SSLContext selfSignedTls() throws IOException {
     try {
       String host = InetAddress.getLocalHost().getHostName();
-      return SelfSignedCertificate.create(
-          "ioqos-agent " + nodeName,
-          List.of("localhost", host),
-          List.of(InetAddress.getLoopbackAddress()),
-          Duration.ofDays(3650));
-    } catch (GeneralSecurityException e) {
-      throw new IOException("cannot make the metrics port's TLS certificate: " + e.getMessage(), e);
-    }
-  }
-
-  /** TLS with {@code certificate} as the server's identity. */
-  private static SSLContext tls(SelfSignedCertificate certificate) throws IOException {
-    try {
+      SelfSignedCertificate certificate =
+          SelfSignedCertificate.create(
+              "ioqos-agent " + nodeName,
+              List.of("localhost", host),
+              List.of(InetAddress.getLoopbackAddress()),
+              Duration.ofDays(3650));
       char[] password = new char[0];
       KeyManagerFactory keys =
           KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());

@@ -81,8 +81,9 @@ public final class LatencyLoopStep {
   /** One tick over every disk. */
   public record Report(List<DiskReport> disks, List<Transition> transitions, long kernelNanos) {}
 
-  private final NodeEngine engine;
   private static final Logger LOG = LoggerFactory.getLogger(LatencyLoopStep.class);
+
+  private final NodeEngine engine;
   private final LoopLedger record;
   private final boolean dryRun;
   private final LatencyLoop.Parameters parameters;
