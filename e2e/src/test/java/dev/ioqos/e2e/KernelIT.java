@@ -838,14 +838,15 @@ abstract class KernelIT {
         // The writer's depth is sampled while the pair runs: the reader stops 2 s before the
         // writer, and io.latency gives the depth back once the reader is idle, so a reading
         // taken after the pair shows the recovery, not the throttling.
-        DepthSampler sampler = new DepthSampler(CGROUP.resolve(podPath(WRITER).substring(1)));
-        sampler.start();
         // io.latency lowers the depth a step per window in which the reader misses; 10 s
         // measured gives it the windows to reach below the writer's 8 on this emulated disk.
-        benchFor(10, "pair", "bench-latency", CGROUP + leafPath(READER), CGROUP + leafPath(WRITER));
-        sampler.stop();
+        Process pair =
+            startBench(
+                10, "pair", "bench-latency", CGROUP + leafPath(READER), CGROUP + leafPath(WRITER));
+        String depth = minDepthWhile(pair, CGROUP.resolve(podPath(WRITER).substring(1)));
+        await(pair);
         section("stat-latency", () -> files(READER, "io.stat") + files(WRITER, "io.stat"));
-        section("depth-latency", sampler::report);
+        section("depth-latency", () -> depth);
         if (Files.exists(debug)) {
           Files.writeString(debug, "0");
         }
@@ -859,81 +860,54 @@ abstract class KernelIT {
     }
 
     /**
-     * Reads a cgroup's io.stat every 100 ms on a thread of its own and keeps the smallest queue
-     * depth io.latency's debug stats show ({@code depth=N}; {@code depth=max} when untouched).
+     * Reads {@code cgroup}'s io.stat every 100 ms while {@code running} lives (60 s at most) and
+     * reports the smallest queue depth io.latency's debug stats showed ({@code depth=N}; {@code
+     * depth=max} when untouched), and how many samples had a number.
      */
-    static final class DepthSampler {
-      private static final Pattern DEPTH = Pattern.compile("depth=([0-9]+)");
-      private final Path stat;
-      private final Thread thread;
-      private volatile boolean running = true;
-      private long min = Long.MAX_VALUE;
-      private int samples;
-      private int throttled;
-
-      DepthSampler(Path cgroup) {
-        this.stat = cgroup.resolve("io.stat");
-        this.thread = new Thread(this::run, "depth-sampler");
-        this.thread.setDaemon(true);
-      }
-
-      void start() {
-        thread.start();
-      }
-
-      void stop() throws InterruptedException {
-        running = false;
-        thread.join(5_000);
-      }
-
-      private void run() {
-        while (running) {
-          try {
-            Matcher m = DEPTH.matcher(Files.readString(stat));
-            boolean numeric = false;
-            while (m.find()) {
-              numeric = true;
-              synchronized (this) {
-                min = Math.min(min, Long.parseLong(m.group(1)));
-              }
-            }
-            synchronized (this) {
-              samples++;
-              throttled += numeric ? 1 : 0;
-            }
-            Thread.sleep(100);
-          } catch (IOException | InterruptedException | RuntimeException e) {
-            return;
-          }
+    static String minDepthWhile(Process running, Path cgroup) throws Exception {
+      Pattern depth = Pattern.compile("depth=([0-9]+)");
+      long min = Long.MAX_VALUE;
+      int samples = 0;
+      int numeric = 0;
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (running.isAlive() && System.nanoTime() < until) {
+        Matcher m = depth.matcher(Files.readString(cgroup.resolve("io.stat")));
+        boolean found = false;
+        while (m.find()) {
+          found = true;
+          min = Math.min(min, Long.parseLong(m.group(1)));
         }
+        samples++;
+        numeric += found ? 1 : 0;
+        running.waitFor(100, TimeUnit.MILLISECONDS);
       }
-
-      synchronized String report() {
-        return String.format(
-            Locale.ROOT,
-            "min_depth=%s samples=%d numeric=%d%n",
-            min == Long.MAX_VALUE ? "max" : Long.toString(min),
-            samples,
-            throttled);
-      }
+      return String.format(
+          Locale.ROOT,
+          "min_depth=%s samples=%d numeric=%d%n",
+          min == Long.MAX_VALUE ? "max" : Long.toString(min),
+          samples,
+          numeric);
     }
 
     /** Runs e2e/kernel/bench (it prints its own section) with this JVM's output. */
     static void bench(String... args) throws Exception {
-      benchFor(3, args);
+      await(startBench(3, args));
     }
 
-    /** Runs e2e/kernel/bench with the probe measured for {@code seconds}. */
-    static void benchFor(int seconds, String... args) throws Exception {
+    /** Starts e2e/kernel/bench with the probe measured for {@code seconds}. */
+    static Process startBench(int seconds, String... args) throws IOException {
       List<String> command =
           new ArrayList<>(List.of("sh", System.getenv("IOQOS_HARNESS") + "/bench"));
       command.addAll(List.of(args));
       System.out.flush();
       ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
       builder.environment().put("BENCH_PROBE_SECONDS", Integer.toString(seconds));
-      Process process = builder.start();
-      if (!process.waitFor(60, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
+      return builder.start();
+    }
+
+    static void await(Process bench) throws InterruptedException {
+      if (!bench.waitFor(60, TimeUnit.SECONDS)) {
+        bench.destroyForcibly();
       }
     }
 

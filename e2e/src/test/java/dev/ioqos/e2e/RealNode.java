@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -311,10 +310,9 @@ final class RealNode implements AutoCloseable {
   /**
    * Stops the control plane's kube-apiserver (SIGTERM, as a rolling restart of a control plane
    * does), leaves it down for {@code down}, then starts it again with the same command line on the
-   * same port (etcd keeps the data) and waits for its /readyz; {@code meanwhile} runs every second
-   * of the whole time it is unreachable. Returns that time.
+   * same port (etcd keeps the data) and waits for its /readyz. Returns how long it was unreachable.
    */
-  Duration restartApiServer(Duration down, Callable<?> meanwhile) throws Exception {
+  Duration restartApiServer(Duration down) throws Exception {
     ProcessHandle apiserver =
         ProcessHandle.allProcesses()
             .filter(
@@ -335,11 +333,7 @@ final class RealNode implements AutoCloseable {
       apiserver.destroyForcibly();
       apiserver.onExit().get(30, TimeUnit.SECONDS);
     }
-    long until = System.nanoTime() + down.toNanos();
-    while (System.nanoTime() < until) {
-      meanwhile.call();
-      Thread.sleep(1000);
-    }
+    Thread.sleep(down.toMillis());
     Process restarted =
         new ProcessBuilder(argv)
             .redirectErrorStream(true)
@@ -366,8 +360,7 @@ final class RealNode implements AutoCloseable {
                 + dir.resolve("logs/kube-apiserver.restarted.log")
                 + ")");
       }
-      meanwhile.call();
-      Thread.sleep(1000);
+      Thread.sleep(500);
     }
     return Duration.ofNanos(System.nanoTime() - t0);
   }
