@@ -2,6 +2,8 @@ package dev.ioqos.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ioqos.api.v1alpha1.IoNodeState;
+import dev.ioqos.api.v1alpha1.PodDisks;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.testkit.Pods;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -92,6 +94,39 @@ class AgentVolumesIT extends AgentTestSupport {
     awaitCap(db, VDA_LOW_CAP);
     assertThat(file(db, "io.max")).doesNotContain("254:16");
     assertThat(event(db, "Applied").getMessage()).contains("io.max 254:0");
+
+    // The node's state names the pod's own disk and each targeted volume's resolution.
+    PodDisks disks = podDisks("db");
+    assertThat(disks.getDisks()).containsExactly("254:0 (vda)");
+    assertThat(disks.getVolumes()).extracting(PodDisks.Volume::getName).containsExactly("data");
+    assertThat(disks.getVolumes().get(0).getKind()).isEqualTo("persistentVolumeClaim data-db");
+    assertThat(disks.getVolumes().get(0).getDisks()).containsExactly("254:0 (vda)");
+    // And the scrape carries one series per disk of the pod's.
+    assertThat(agent.metrics().scrape())
+        .contains(
+            "ioqos_pod_target_disk_info{device=\"254:0\",device_name=\"vda\",namespace=\""
+                + namespace
+                + "\",pod=\"db\",tier=\"low\"} 1")
+        .doesNotContain("ioqos_pod_target_disk_info{device=\"254:16\"");
+  }
+
+  /** The pod's entry in this node's IoNodeState, once the agent has written it. */
+  PodDisks podDisks(String pod) {
+    return eventually(
+        () -> {
+          IoNodeState state = client.resources(IoNodeState.class).withName(nodeName).get();
+          if (state == null
+              || state.getStatus() == null
+              || state.getStatus().getPodDisks() == null) {
+            return null;
+          }
+          return state.getStatus().getPodDisks().stream()
+              .filter(d -> d.getName().equals(pod) && d.getNamespace().equals(namespace))
+              .findFirst()
+              .orElse(null);
+        },
+        java.util.Objects::nonNull,
+        "pod " + pod + " in IoNodeState " + nodeName + " status.podDisks");
   }
 
   @Test
@@ -108,6 +143,17 @@ class AgentVolumesIT extends AgentTestSupport {
         .contains("pod volume data (persistentVolumeClaim data-web)")
         .contains("kubelet has not mounted it yet");
 
+    PodDisks before = podDisks("web");
+    assertThat(before.getDisks()).containsExactly("254:16 (vdb)");
+    assertThat(before.getVolumes())
+        .filteredOn(v -> v.getName().equals("data"))
+        .singleElement()
+        .satisfies(
+            v -> {
+              assertThat(v.getDisks()).isNull();
+              assertThat(v.getNote()).contains("kubelet has not mounted it yet");
+            });
+
     kubeletMounts(web, "local-pv-web");
     // The resync (2 s here) resolves the pod's volumes afresh. The sandbox's io.max is a plain
     // file that keeps the last line written (the kernel merges lines per disk), so the proof is the
@@ -122,5 +168,11 @@ class AgentVolumesIT extends AgentTestSupport {
                             && e.getMessage().contains("io.max " + VDA_LOW_CAP)
                             && e.getMessage().contains("io.max " + LOW_CAP)),
         "an Applied Event with the caps on vda and vdb");
+    eventually(
+        () -> podDisks("web").getDisks(),
+        d ->
+            d.equals(java.util.List.of("254:16 (vdb)", "254:0 (vda)"))
+                || d.equals(java.util.List.of("254:0 (vda)", "254:16 (vdb)")),
+        "the node's state lists vda too once the claim's volume is mounted");
   }
 }

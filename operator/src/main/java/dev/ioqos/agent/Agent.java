@@ -4,6 +4,7 @@ import dev.ioqos.api.PolicyValidity;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.IocostSwitch;
+import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.policy.LatencyLoop;
 import dev.ioqos.metrics.AgentMetrics;
@@ -180,8 +181,9 @@ public final class Agent implements AutoCloseable {
           String name,
           String tier,
           String cgroupPath,
-          TierState state) {
-        metrics.pods().managed(uid, namespace, name, tier, cgroupPath, state);
+          TierState state,
+          List<DeviceId> disks) {
+        metrics.pods().managed(uid, namespace, name, tier, cgroupPath, state, disks);
       }
 
       @Override

@@ -6,6 +6,7 @@ import dev.ioqos.api.v1alpha1.IoNodeState;
 import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
 import dev.ioqos.api.v1alpha1.KernelStatus;
 import dev.ioqos.api.v1alpha1.PodCounts;
+import dev.ioqos.api.v1alpha1.PodDisks;
 import dev.ioqos.api.v1alpha1.PodFailure;
 import dev.ioqos.api.v1alpha1.PolicyPodCounts;
 import dev.ioqos.core.policy.PodDecision;
@@ -43,7 +44,8 @@ public final class NodeStateReporter implements PodStateSink {
   /**
    * The last result for one managed pod: the policy that governs it (null when none could be
    * chosen, e.g. an invalid pod) and every policy tied with it at the top priority (empty when the
-   * choice was clear).
+   * choice was clear), and the pod's own disks when its policy targets its volumes (null when the
+   * disks are the policy's, node-wide).
    */
   public record PodResult(
       String namespace,
@@ -52,10 +54,28 @@ public final class NodeStateReporter implements PodStateSink {
       boolean applied,
       String reason,
       String message,
-      List<String> conflictingPolicies) {
+      List<String> conflictingPolicies,
+      PodDisks disks) {
     public PodResult {
       conflictingPolicies =
           conflictingPolicies == null ? List.of() : List.copyOf(conflictingPolicies);
+    }
+
+    public PodResult(
+        String namespace,
+        String name,
+        String policy,
+        boolean applied,
+        String reason,
+        String message,
+        List<String> conflictingPolicies) {
+      this(namespace, name, policy, applied, reason, message, conflictingPolicies, null);
+    }
+
+    /** This result with the pod's own disks. */
+    public PodResult withDisks(PodDisks podDisks) {
+      return new PodResult(
+          namespace, name, policy, applied, reason, message, conflictingPolicies, podDisks);
     }
 
     /** The result of a pod the decision governs; reason and message only for a failure. */
@@ -176,6 +196,18 @@ public final class NodeStateReporter implements PodStateSink {
     counts.setFailures(failures.isEmpty() ? null : failures);
     status.setPods(counts);
     status.setPolicies(policies(results));
+    List<PodDisks> podDisks =
+        results.stream()
+            .map(PodResult::disks)
+            .filter(Objects::nonNull)
+            .sorted(Comparator.comparing(d -> d.getNamespace() + "/" + d.getName()))
+            .toList();
+    int podDisksOmitted = Math.max(0, podDisks.size() - IoNodeStateStatus.MAX_POD_DISKS);
+    status.setPodDisks(
+        podDisks.isEmpty()
+            ? null
+            : new ArrayList<>(podDisks.subList(0, podDisks.size() - podDisksOmitted)));
+    status.setPodDisksOmitted(podDisksOmitted == 0 ? null : podDisksOmitted);
     // A kernel refusal on any pod shows on the node too, not only as that pod's Event.
     int failed = managed - applied;
     condition(

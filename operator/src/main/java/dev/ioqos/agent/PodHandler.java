@@ -1,11 +1,15 @@
 package dev.ioqos.agent;
 
+import dev.ioqos.api.v1alpha1.PodDisks;
 import dev.ioqos.cgroup.CgroupFailure;
+import dev.ioqos.core.DeviceId;
+import dev.ioqos.core.policy.DiskFacts;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PodFacts;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.DiskSelection;
 import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LedgerWriteException;
@@ -16,6 +20,7 @@ import dev.ioqos.node.PodTarget;
 import dev.ioqos.node.UnknownFact;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -120,15 +125,28 @@ public final class PodHandler {
   private void recordManaged(PodOutcome outcome, PodTarget target) {
     PodFacts pod = outcome.pod();
     String tier = outcome.decision().flatMap(d -> d.tier()).map(t -> t.name()).orElse(null);
+    List<DeviceId> disks =
+        outcome
+            .disks()
+            .filter(DiskSelection::perPod)
+            .map(d -> d.disks().stream().map(DiskFacts::id).toList())
+            .orElse(List.of());
     switch (outcome.kind()) {
       case APPLIED, UNCHANGED, DRY_RUN -> {
         TierState state = outcome.kind() == Kind.DRY_RUN ? TierState.DRY_RUN : TierState.APPLIED;
-        metrics.tier(pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), state);
+        metrics.tier(
+            pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), state, disks);
         record(outcome, true, null);
       }
       case FAILED -> {
         metrics.tier(
-            pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), TierState.FAILED);
+            pod.uid(),
+            pod.namespace(),
+            pod.name(),
+            tier,
+            target.cgroupPath(),
+            TierState.FAILED,
+            disks);
         record(outcome, false, reasonOf(outcome.failures().get(0).failure()));
         LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
       }
@@ -137,7 +155,13 @@ public final class PodHandler {
       case NODE_NOT_READY -> record(outcome, false, "NodeNotReady");
       case LEDGER_FAILED -> {
         metrics.tier(
-            pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), TierState.FAILED);
+            pod.uid(),
+            pod.namespace(),
+            pod.name(),
+            tier,
+            target.cgroupPath(),
+            TierState.FAILED,
+            disks);
         record(outcome, false, "LedgerNotWritten");
         LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
       }
@@ -151,11 +175,37 @@ public final class PodHandler {
     nodeState.record(
         outcome.pod().uid(),
         NodeStateReporter.PodResult.of(
-            outcome.pod(),
-            outcome.decision().orElseThrow(),
-            applied,
-            failureReason,
-            outcome.problem()));
+                outcome.pod(),
+                outcome.decision().orElseThrow(),
+                applied,
+                failureReason,
+                outcome.problem())
+            .withDisks(podDisks(outcome)));
+  }
+
+  /** The pod's own disks and volumes when its policy targets its volumes; null otherwise. */
+  static PodDisks podDisks(PodOutcome outcome) {
+    DiskSelection selection = outcome.disks().orElse(null);
+    if (selection == null || !selection.perPod()) {
+      return null;
+    }
+    return PodDisks.of(
+        outcome.pod().namespace(),
+        outcome.pod().name(),
+        selection.disks().stream().map(PodHandler::disk).toList(),
+        selection.volumes().stream()
+            .map(
+                v ->
+                    PodDisks.Volume.of(
+                        v.volume(),
+                        v.kind(),
+                        v.disks().stream().map(PodHandler::disk).toList(),
+                        v.note()))
+            .toList());
+  }
+
+  private static String disk(DiskFacts disk) {
+    return disk.id() + " (" + disk.name() + ")";
   }
 
   /** Forgets a pod that finished or went away: its cgroup is gone with it. */

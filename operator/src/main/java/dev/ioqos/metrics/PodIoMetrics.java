@@ -109,6 +109,11 @@ public final class PodIoMetrics {
           "ioqos_pod_io_max_iops",
           "The io.max I/O operations per second limit ioqos wrote for the pod on the disk (riops,"
               + " wiops); absent means max");
+  static final Family TARGET_DISK =
+      Family.gauge(
+          "ioqos_pod_target_disk_info",
+          "1 for each whole disk the pod's tier is written to when its policy targets the pod's own"
+              + " volumes (devices: podVolumes)");
   static final Family TIER_APPLIED =
       Family.gauge(
           "ioqos_pod_tier_applied",
@@ -128,12 +133,13 @@ public final class PodIoMetrics {
   }
 
   /** The applied-value families, indexes into {@link TrackedPod#applied}. */
-  private static final Family[] APPLIED = {WEIGHT, MAX_BYTES, MAX_IOPS, TIER_APPLIED};
+  private static final Family[] APPLIED = {WEIGHT, MAX_BYTES, MAX_IOPS, TIER_APPLIED, TARGET_DISK};
 
   private static final int APPLIED_WEIGHT = 0;
   private static final int APPLIED_MAX_BYTES = 1;
   private static final int APPLIED_MAX_IOPS = 2;
   private static final int APPLIED_TIER = 3;
+  private static final int APPLIED_DISKS = 4;
 
   private static final byte[] NEWLINE = {'\n'};
   private static final TrackedPod[] NO_PODS = new TrackedPod[0];
@@ -180,10 +186,26 @@ public final class PodIoMetrics {
    */
   public void managed(
       String uid, String namespace, String name, String tier, String cgroupPath, TierState state) {
+    managed(uid, namespace, name, tier, cgroupPath, state, List.of());
+  }
+
+  /**
+   * As {@link #managed(String, String, String, String, String, TierState)}, for a pod whose policy
+   * targets its own volumes: {@code disks} are the disks its tier is written to, one {@code
+   * ioqos_pod_target_disk_info} series each.
+   */
+  public void managed(
+      String uid,
+      String namespace,
+      String name,
+      String tier,
+      String cgroupPath,
+      TierState state,
+      List<DeviceId> disks) {
     TrackedPod wanted = new TrackedPod(namespace, name, tier, cgroupPath);
     TrackedPod current =
         pods.compute(uid, (key, old) -> old != null && old.sameIdentity(wanted) ? old : wanted);
-    current.update(state, applied.apply(uid));
+    current.update(state, applied.apply(uid), disks);
   }
 
   /** Forgets a pod: its series vanish from the next scrape. */
@@ -238,6 +260,7 @@ public final class PodIoMetrics {
     applied(out, APPLIED_WEIGHT, appliedLines);
     stat(out, IoStatScan.WIOS, samples);
     stat(out, IoStatScan.WBYTES, samples);
+    applied(out, APPLIED_DISKS, appliedLines);
     applied(out, APPLIED_TIER, appliedLines);
   }
 
@@ -376,12 +399,13 @@ public final class PodIoMetrics {
     volatile Sample sample = Sample.NONE;
 
     /** The lines of each applied-value family for this pod, empty when none. */
-    volatile byte[][] applied = {new byte[0], new byte[0], new byte[0], new byte[0]};
+    volatile byte[][] applied = {new byte[0], new byte[0], new byte[0], new byte[0], new byte[0]};
 
     // Guarded by this:
     private CgroupDir dir;
     private TierState state;
     private IoSettings values;
+    private List<DeviceId> disks;
 
     TrackedPod(String namespace, String name, String tier, String cgroupPath) {
       this.namespace = namespace;
@@ -400,13 +424,14 @@ public final class PodIoMetrics {
           && cgroupPath.equals(other.cgroupPath);
     }
 
-    synchronized void update(TierState newState, IoSettings newValues) {
+    synchronized void update(TierState newState, IoSettings newValues, List<DeviceId> newDisks) {
       IoSettings held = newValues == null ? IoSettings.NONE : newValues;
-      if (newState == state && held.equals(values)) {
+      if (newState == state && held.equals(values) && newDisks.equals(disks)) {
         return;
       }
       state = newState;
       values = held;
+      disks = List.copyOf(newDisks);
       StringBuilder[] lines = new StringBuilder[APPLIED.length];
       for (int i = 0; i < lines.length; i++) {
         lines[i] = new StringBuilder();
@@ -425,6 +450,9 @@ public final class PodIoMetrics {
                 limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "read", limits.riops());
                 limit(lines[APPLIED_MAX_IOPS], MAX_IOPS, deviceLabels, "write", limits.wiops());
               });
+      disks.stream()
+          .sorted()
+          .forEach(d -> line(lines[APPLIED_DISKS], TARGET_DISK, deviceLabels(d) + podLabels, 1));
       byte[][] text = new byte[APPLIED.length][];
       for (int i = 0; i < text.length; i++) {
         text[i] = Exposition.utf8(lines[i].toString());

@@ -140,7 +140,7 @@ public final class NodeEngine {
       table = disks.readMountTable();
     } catch (DeviceResolutionException e) {
       perPod.forEach(rule -> problems.add(new DiskProblem(rule, e.getMessage())));
-      return new DiskSelection(new ArrayList<>(found.values()), problems, volumes);
+      return new DiskSelection(new ArrayList<>(found.values()), problems, volumes, true);
     }
     for (DeviceSelectorRule.PodVolumes rule : perPod) {
       for (VolumeDecision decision : volumeResolver.resolve(pod, rule, table)) {
@@ -161,7 +161,7 @@ public final class NodeEngine {
         }
       }
     }
-    return new DiskSelection(new ArrayList<>(found.values()), problems, volumes);
+    return new DiskSelection(new ArrayList<>(found.values()), problems, volumes, true);
   }
 
   /** Resolves device selectors to whole disks; selectors that cannot resolve become problems. */

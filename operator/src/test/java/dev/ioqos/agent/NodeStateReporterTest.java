@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ioqos.agent.NodeStateReporter.PodResult;
 import dev.ioqos.api.v1alpha1.DeviceStatus;
 import dev.ioqos.api.v1alpha1.IoNodeStateStatus;
+import dev.ioqos.api.v1alpha1.PodDisks;
 import dev.ioqos.api.v1alpha1.PolicyPodCounts;
 import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.policy.WeightMechanism;
@@ -106,5 +107,54 @@ class NodeStateReporterTest {
         .extracting(DeviceStatus::getName)
         .containsExactly("nbd000", "nbd001", "nbd002");
     assertThat(status.getDevicesOmitted()).isNull();
+  }
+
+  @Test
+  void podsTargetedByVolumeAreListedByNameWithTheirDisksAndTheRestCounted() {
+    NodeStateReporter reporter = new NodeStateReporter(null, "node-a", Clock.systemUTC());
+    assertThat(reporter.status(withDisks(1)).getPodDisks()).isNull();
+
+    reporter.record("node-wide", applied("plain", "web"));
+    for (int i = 0; i < 300; i++) {
+      String pod = String.format("db-%03d", 299 - i);
+      reporter.record(
+          "uid-" + i,
+          applied(pod, "volumes")
+              .withDisks(
+                  PodDisks.of(
+                      "ns",
+                      pod,
+                      List.of("254:0 (vda)"),
+                      List.of(
+                          PodDisks.Volume.of(
+                              "data", "persistentVolumeClaim data", List.of("254:0 (vda)"), ""),
+                          PodDisks.Volume.of(
+                              "cache", "emptyDir", List.of(), "memory-backed: no disk")))));
+    }
+
+    IoNodeStateStatus status = reporter.status(withDisks(1));
+
+    assertThat(status.getPodDisks()).hasSize(IoNodeStateStatus.MAX_POD_DISKS);
+    assertThat(status.getPodDisks())
+        .extracting(PodDisks::getName)
+        .isSorted()
+        .doesNotContain("plain");
+    assertThat(status.getPodDisksOmitted()).isEqualTo(300 - IoNodeStateStatus.MAX_POD_DISKS);
+    PodDisks first = status.getPodDisks().get(0);
+    assertThat(first.getName()).isEqualTo("db-000");
+    assertThat(first.getDisks()).containsExactly("254:0 (vda)");
+    assertThat(first.getVolumes())
+        .extracting(PodDisks.Volume::getName)
+        .containsExactly("data", "cache");
+    assertThat(first.getVolumes().get(0).getNote()).isNull();
+    assertThat(first.getVolumes().get(1).getDisks()).isNull();
+    assertThat(first.getVolumes().get(1).getNote()).isEqualTo("memory-backed: no disk");
+  }
+
+  @Test
+  void aVolumesLongNoteIsCutToWhatTheApiServerAccepts() {
+    PodDisks.Volume volume = PodDisks.Volume.of("data", "hostPath", List.of(), "x".repeat(1000));
+
+    assertThat(volume.getNote()).hasSize(PodDisks.MAX_NOTE_LENGTH).endsWith("...");
   }
 }

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ioqos.api.ApiMapping;
 import dev.ioqos.api.v1alpha1.IoPolicy;
+import dev.ioqos.api.v1alpha1.PodDisks;
+import dev.ioqos.core.DeviceId;
 import dev.ioqos.core.QosClass;
 import dev.ioqos.core.policy.NodeFacts;
 import dev.ioqos.core.policy.PodFacts;
+import dev.ioqos.core.policy.PodVolume;
 import dev.ioqos.core.policy.PolicyRules;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
@@ -54,6 +57,7 @@ class PodHandlerTest {
   final List<String> events = new ArrayList<>();
   final Map<String, NodeStateReporter.PodResult> states = new HashMap<>();
   final Map<String, TierState> tiers = new HashMap<>();
+  final Map<String, List<DeviceId>> targetDisks = new HashMap<>();
   final List<String> kernelCalls = new ArrayList<>();
 
   final PodEventSink eventSink =
@@ -82,8 +86,15 @@ class PodHandlerTest {
       new PodMetricsSink() {
         @Override
         public void tier(
-            String uid, String ns, String name, String tier, String path, TierState state) {
+            String uid,
+            String ns,
+            String name,
+            String tier,
+            String path,
+            TierState state,
+            List<DeviceId> disks) {
           tiers.put(uid, state);
+          targetDisks.put(uid, disks);
         }
 
         @Override
@@ -157,6 +168,45 @@ class PodHandlerTest {
     // Nothing changed: no Event, but the pass still counts as a successful apply.
     assertThat(events).isEmpty();
     assertThat(kernelCalls).containsExactly("APPLY SUCCESS", "APPLY SUCCESS");
+  }
+
+  @Test
+  void aPodTargetedByVolumeReportsItsOwnDisksAndEachVolume() {
+    handler = handler(false);
+    PodFacts pod =
+        new PodFacts(
+            "db",
+            "backup",
+            UID,
+            Map.of(),
+            Map.of("ioqos.dev/tier", "low"),
+            Map.of(),
+            Optional.empty(),
+            QosClass.BURSTABLE,
+            List.of(
+                new PodVolume("scratch", new PodVolume.EmptyDir(false)),
+                new PodVolume("cache", new PodVolume.EmptyDir(true))));
+
+    assertThat(handler.handle(pod, NODE, policy("  devices: [{podVolumes: {}}]"))).isEmpty();
+
+    // The fixture's kubelet root dir is on vdb1: the disk emptyDir is on vdb, the memory one on
+    // no disk.
+    assertThat(targetDisks.get(UID)).containsExactly(DeviceId.parse("254:16"));
+    PodDisks disks = states.get(UID).disks();
+    assertThat(disks.getNamespace()).isEqualTo("db");
+    assertThat(disks.getName()).isEqualTo("backup");
+    assertThat(disks.getDisks()).containsExactly("254:16 (vdb)");
+    assertThat(disks.getVolumes())
+        .extracting(PodDisks.Volume::getName)
+        .containsExactly("scratch", "cache");
+    assertThat(disks.getVolumes().get(0).getDisks()).containsExactly("254:16 (vdb)");
+    assertThat(disks.getVolumes().get(1).getDisks()).isNull();
+    assertThat(disks.getVolumes().get(1).getNote()).isNotBlank();
+
+    // The same pod under a node-wide policy: its disks are the policy's, not listed per pod.
+    handler.handle(pod("low"), NODE, policy(""));
+    assertThat(states.get(UID).disks()).isNull();
+    assertThat(targetDisks.get(UID)).isEmpty();
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.QosClass;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.BeforeEach;
@@ -181,6 +182,50 @@ class PodIoMetricsTest {
         .contains(
             "ioqos_pod_io_read_bytes_total{device=\"254:0\",device_name=\"vda\","
                 + "namespace=\"shop\",pod=\"backup\",tier=\"high\"} 1048576");
+  }
+
+  @Test
+  void aPodTargetedByVolumeNamesItsDisksAndFollowsWhenTheyChange() {
+    pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
+    assertThat(fixture.scrape(pods)).doesNotContain("ioqos_pod_target_disk_info");
+
+    pods.managed(
+        FIXTURE_POD,
+        "shop",
+        "backup",
+        "low",
+        path,
+        TierState.APPLIED,
+        List.of(DeviceId.parse("254:16"), DeviceId.parse("254:0")));
+    String both = fixture.scrape(pods);
+    assertThat(both)
+        .contains("# TYPE ioqos_pod_target_disk_info gauge")
+        .contains("ioqos_pod_target_disk_info{" + LABELS + "} 1")
+        .contains(
+            "ioqos_pod_target_disk_info{device=\"254:16\",device_name=\"vdb\","
+                + POD_LABELS
+                + "} 1");
+    // Sorted by disk, and the family between the io.stat ones and the tier's, as names sort.
+    assertThat(
+            both.indexOf(
+                "device=\"254:0\",device_name=\"vda\",namespace=\"shop\",pod=\"backup\",tier=\"low\"} 1.0\nioqos_pod_target_disk_info{device=\"254:16\""))
+        .isPositive();
+    assertThat(both.indexOf("ioqos_pod_target_disk_info"))
+        .isGreaterThan(both.indexOf("ioqos_pod_io_written_bytes_total"))
+        .isLessThan(both.indexOf("ioqos_pod_tier_applied"));
+
+    // The volume moved to vdb alone: vda's series goes.
+    pods.managed(
+        FIXTURE_POD,
+        "shop",
+        "backup",
+        "low",
+        path,
+        TierState.APPLIED,
+        List.of(DeviceId.parse("254:16")));
+    assertThat(fixture.scrape(pods))
+        .doesNotContain("ioqos_pod_target_disk_info{" + LABELS)
+        .contains("ioqos_pod_target_disk_info{device=\"254:16\"");
   }
 
   @Test

@@ -16,6 +16,9 @@ public class IoNodeStateStatus {
   /** At most this many conditions. */
   public static final int MAX_CONDITIONS = 16;
 
+  /** At most this many pods are listed in podDisks, the first by namespace and name. */
+  public static final int MAX_POD_DISKS = 256;
+
   /** At most this many policies are listed, the first by name. */
   public static final int MAX_POLICIES = 256;
 
@@ -43,6 +46,19 @@ public class IoNodeStateStatus {
           + " name, at most 256. The aggregate controller folds these into IoPolicy status.")
   @Size(max = MAX_POLICIES)
   private List<PolicyPodCounts> policies;
+
+  @JsonPropertyDescription(
+      "Pods whose policy targets their own volumes (devices: podVolumes): the disks each one's"
+          + " tier is written to and each volume's resolution, sorted by namespace and name, at"
+          + " most 256; absent when no pod is targeted by volume.")
+  @Size(max = MAX_POD_DISKS)
+  private List<PodDisks> podDisks;
+
+  @JsonPropertyDescription(
+      "How many pods targeted by volume are not listed in podDisks because it holds at most 256;"
+          + " absent when every one is listed.")
+  @Min(1)
+  private Integer podDisksOmitted;
 
   @Size(max = MAX_CONDITIONS)
   private List<Condition> conditions;
@@ -93,6 +109,22 @@ public class IoNodeStateStatus {
 
   public void setPolicies(List<PolicyPodCounts> policies) {
     this.policies = policies;
+  }
+
+  public List<PodDisks> getPodDisks() {
+    return podDisks;
+  }
+
+  public void setPodDisks(List<PodDisks> podDisks) {
+    this.podDisks = podDisks;
+  }
+
+  public Integer getPodDisksOmitted() {
+    return podDisksOmitted;
+  }
+
+  public void setPodDisksOmitted(Integer podDisksOmitted) {
+    this.podDisksOmitted = podDisksOmitted;
   }
 
   public List<Condition> getConditions() {

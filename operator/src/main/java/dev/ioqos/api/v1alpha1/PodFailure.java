@@ -40,7 +40,8 @@ public class PodFailure {
     return failure;
   }
 
-  private static String cut(String text, int max) {
+  /** {@code text} cut to {@code max} characters with an ellipsis; null stays null. */
+  static String cut(String text, int max) {
     if (text == null || text.length() <= max) {
       return text;
     }
