@@ -123,6 +123,35 @@ public final class PodHandler {
   }
 
   private void recordManaged(PodOutcome outcome, PodTarget target) {
+    switch (outcome.kind()) {
+      case APPLIED, UNCHANGED, DRY_RUN -> {
+        tierMetrics(
+            outcome,
+            target,
+            outcome.kind() == Kind.DRY_RUN ? TierState.DRY_RUN : TierState.APPLIED);
+        record(outcome, true, null);
+      }
+      case FAILED -> {
+        tierMetrics(outcome, target, TierState.FAILED);
+        record(outcome, false, reasonOf(outcome.failures().get(0).failure()));
+        LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
+      }
+      case CGROUP_MISSING -> record(outcome, false, "CgroupMissing");
+      case INVALID_POD -> record(outcome, false, "InvalidPod");
+      case NODE_NOT_READY -> record(outcome, false, "NodeNotReady");
+      case LEDGER_FAILED -> {
+        tierMetrics(outcome, target, TierState.FAILED);
+        record(outcome, false, "LedgerNotWritten");
+        LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
+      }
+      default -> {
+        // Reverts and unmanaged pods are forgotten by the caller.
+      }
+    }
+  }
+
+  /** The pod's tier state, and its own disks when its policy targets its volumes. */
+  private void tierMetrics(PodOutcome outcome, PodTarget target, TierState state) {
     PodFacts pod = outcome.pod();
     String tier = outcome.decision().flatMap(d -> d.tier()).map(t -> t.name()).orElse(null);
     List<DeviceId> disks =
@@ -131,44 +160,7 @@ public final class PodHandler {
             .filter(DiskSelection::perPod)
             .map(d -> d.disks().stream().map(DiskFacts::id).toList())
             .orElse(List.of());
-    switch (outcome.kind()) {
-      case APPLIED, UNCHANGED, DRY_RUN -> {
-        TierState state = outcome.kind() == Kind.DRY_RUN ? TierState.DRY_RUN : TierState.APPLIED;
-        metrics.tier(
-            pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), state, disks);
-        record(outcome, true, null);
-      }
-      case FAILED -> {
-        metrics.tier(
-            pod.uid(),
-            pod.namespace(),
-            pod.name(),
-            tier,
-            target.cgroupPath(),
-            TierState.FAILED,
-            disks);
-        record(outcome, false, reasonOf(outcome.failures().get(0).failure()));
-        LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
-      }
-      case CGROUP_MISSING -> record(outcome, false, "CgroupMissing");
-      case INVALID_POD -> record(outcome, false, "InvalidPod");
-      case NODE_NOT_READY -> record(outcome, false, "NodeNotReady");
-      case LEDGER_FAILED -> {
-        metrics.tier(
-            pod.uid(),
-            pod.namespace(),
-            pod.name(),
-            tier,
-            target.cgroupPath(),
-            TierState.FAILED,
-            disks);
-        record(outcome, false, "LedgerNotWritten");
-        LOG.warn("pod {}: {}", target.qualifiedName(), outcome.problem());
-      }
-      default -> {
-        // Reverts and unmanaged pods are forgotten by the caller.
-      }
-    }
+    metrics.tier(pod.uid(), pod.namespace(), pod.name(), tier, target.cgroupPath(), state, disks);
   }
 
   private void record(PodOutcome outcome, boolean applied, String failureReason) {

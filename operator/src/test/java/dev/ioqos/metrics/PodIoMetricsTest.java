@@ -9,7 +9,6 @@ import dev.ioqos.core.IoSettings;
 import dev.ioqos.core.QosClass;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.BeforeEach;
@@ -189,15 +188,7 @@ class PodIoMetricsTest {
     pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
     assertThat(fixture.scrape(pods)).doesNotContain("ioqos_pod_target_disk_info");
 
-    pods.managed(
-        FIXTURE_POD,
-        "shop",
-        "backup",
-        "low",
-        path,
-        TierState.APPLIED,
-        List.of(DeviceId.parse("254:16"), DeviceId.parse("254:0")));
-    String both = fixture.scrape(pods);
+    String both = scrapeWithDisks("254:16", "254:0");
     assertThat(both)
         .contains("# TYPE ioqos_pod_target_disk_info gauge")
         .contains("ioqos_pod_target_disk_info{" + LABELS + "} 1")
@@ -215,6 +206,13 @@ class PodIoMetricsTest {
         .isLessThan(both.indexOf("ioqos_pod_tier_applied"));
 
     // The volume moved to vdb alone: vda's series goes.
+    assertThat(scrapeWithDisks("254:16"))
+        .doesNotContain("ioqos_pod_target_disk_info{" + LABELS)
+        .contains("ioqos_pod_target_disk_info{device=\"254:16\"");
+  }
+
+  /** A scrape after the fixture pod was reported with these disks of its own. */
+  String scrapeWithDisks(String... disks) {
     pods.managed(
         FIXTURE_POD,
         "shop",
@@ -222,10 +220,8 @@ class PodIoMetricsTest {
         "low",
         path,
         TierState.APPLIED,
-        List.of(DeviceId.parse("254:16")));
-    assertThat(fixture.scrape(pods))
-        .doesNotContain("ioqos_pod_target_disk_info{" + LABELS)
-        .contains("ioqos_pod_target_disk_info{device=\"254:16\"");
+        java.util.Arrays.stream(disks).map(DeviceId::parse).toList());
+    return fixture.scrape(pods);
   }
 
   @Test
