@@ -583,11 +583,9 @@ abstract class RealNodeIT {
     long t0 = System.nanoTime();
     node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=high", "--overwrite");
     expectTier("backup", "Burstable", HIGH, false);
-    double follow = (System.nanoTime() - t0) / 1e9;
-    say("a tier change after the restart applied %.1f s after the annotation", follow);
-    // The agent's watches are made again at most 8 s apart while the API server is away
-    // (ApiClients): with fabric8's default (up to 32 s) this took 17 to 26 s here.
-    assertThat(follow).as("seconds from the annotation to the kernel").isLessThan(20);
+    say(
+        "a tier change after the restart applied %.1f s after the annotation",
+        (System.nanoTime() - t0) / 1e9);
     node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=low", "--overwrite");
     expectTier("backup", "Burstable", LOW, true);
     assertThat(node.sh(read)).isEqualTo(held);
