@@ -86,6 +86,14 @@ public final class EventBudget {
     return false;
   }
 
+  /**
+   * Takes a token without counting a refusal as suppressed: for the count of a repeat, which is
+   * kept and written later anyway.
+   */
+  public synchronized boolean take(PodEvent.Type type) {
+    return buckets.get(type).take(clock.instant());
+  }
+
   /** What was suppressed since the last summary, and forgets it; empty when nothing was. */
   public synchronized Optional<Summary> drain() {
     if (suppressed.isEmpty()) {

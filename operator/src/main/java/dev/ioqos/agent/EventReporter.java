@@ -7,11 +7,19 @@ import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,35 +27,83 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts Events on pods, rate limited twice: the same reason and message for the same pod is posted
- * at most once per {@code interval}, so a periodic resync of 500 pods does not flood the API
- * server; and the whole node stays within an {@link EventBudget}, whose suppressed Events are told
- * in one summary Event on the Node at most once a minute ({@link #summarize()}). A failure to post
+ * Posts Events on pods the way kubelet's Event correlator does: the same reason and message for the
+ * same pod is one Event whose {@code count} (and {@code series}) grows and whose {@code
+ * lastTimestamp} follows the last occurrence, so {@code kubectl describe pod} shows "x7 over 2h"
+ * rather than seven Events. The API server hears of a repeat at most once per {@code interval} (a
+ * JSON merge patch of the count), so a periodic resync of 500 pods does not flood it; repeats in
+ * between are counted here and written by {@link #summarize()} once the interval has passed. The
+ * whole node stays within an {@link EventBudget}, whose suppressed Events are told in one summary
+ * Event on the Node, itself one Event whose count adds up what was turned away. A failure to post
  * is logged, never thrown: Events are a courtesy, not the source of truth. They are posted by one
  * background thread, so that no reconcile waits for the API server to store an Event (a full queue
- * drops Events, logged).
+ * drops Events, logged). Memory is bounded: the least recently seen of more than {@value
+ * #MAX_REMEMBERED} Events is forgotten (a later repeat starts a new Event).
  */
 public final class EventReporter implements PodEventSink, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventReporter.class);
   private static final int MAX_REMEMBERED = 10_000;
   private static final int MAX_QUEUED = 1_000;
+  private static final String SUMMARY_REASON = "EventsRateLimited";
 
   private final KubernetesClient client;
   private final String nodeName;
   private final Duration interval;
+  private final Duration summaryPeriod;
   private final Clock clock;
   private final EventBudget budget;
   private volatile Instant lastSummary = Instant.MIN;
-  private final Map<String, Instant> lastPosted =
+  private Series summary;
+
+  /** Repeats counted but not written yet, by key; guarded by {@link #series}. */
+  private final Set<String> unwritten = new LinkedHashSet<>();
+
+  /** One Event object and its occurrences; fields guarded by {@link #series}. */
+  private static final class Series {
+    final ObjectReference involved;
+    final String namePrefix;
+    final PodEvent.Type type;
+    final String reason;
+    final String message;
+    final Instant first;
+    int count = 1;
+    Instant lastSeen;
+    Instant lastWritten;
+
+    /** The Event's name once created; only read and written on the poster thread. */
+    String name;
+
+    Series(
+        ObjectReference involved,
+        String namePrefix,
+        PodEvent.Type type,
+        String reason,
+        String message,
+        Instant now) {
+      this.involved = involved;
+      this.namePrefix = namePrefix;
+      this.type = type;
+      this.reason = reason;
+      this.message = message;
+      this.first = now;
+      this.lastSeen = now;
+      this.lastWritten = now;
+    }
+  }
+
+  private final Map<String, Series> series =
       new LinkedHashMap<>(256, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
-          return size() > MAX_REMEMBERED;
+        protected boolean removeEldestEntry(Map.Entry<String, Series> eldest) {
+          if (size() > MAX_REMEMBERED) {
+            unwritten.remove(eldest.getKey());
+            return true;
+          }
+          return false;
         }
       };
-
   private final ThreadPoolExecutor poster =
       new ThreadPoolExecutor(
           1,
@@ -63,142 +119,231 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
           (task, executor) -> LOG.warn("{} Events queued already: one dropped", MAX_QUEUED));
 
   public EventReporter(KubernetesClient client, String nodeName, Duration interval, Clock clock) {
-    this(client, nodeName, interval, clock, EventBudget.standard(clock));
+    this(client, nodeName, interval, Duration.ofMinutes(1), clock, EventBudget.standard(clock));
   }
 
+  /**
+   * @param interval how often a repeat of the same Event is written to the API server at most
+   * @param summaryPeriod how often the summary of the Events the budget turned away is written
+   */
   public EventReporter(
       KubernetesClient client,
       String nodeName,
       Duration interval,
+      Duration summaryPeriod,
       Clock clock,
       EventBudget budget) {
     this.client = client;
     this.nodeName = nodeName;
     this.interval = interval;
+    this.summaryPeriod = summaryPeriod;
     this.clock = clock;
     this.budget = budget;
   }
 
-  /** Posts unless the same event for this pod was posted within the interval. */
+  /**
+   * Posts the Event, or counts it as a repeat of the same Event for this pod: written as the
+   * Event's new count once the interval since its last write has passed.
+   */
   @Override
   public void post(PodTarget pod, PodEvent event) {
-    post(pod, event.type(), event.reason().text(), event.message());
-  }
-
-  private void post(PodTarget pod, PodEvent.Type type, String reason, String message) {
-    String key = pod.uid() + "\u0000" + reason + "\u0000" + message;
+    String message = event.message();
+    String text = message.length() > 1024 ? message.substring(0, 1021) + "..." : message;
+    String reason = event.reason().text();
+    String key = pod.uid() + "\u0000" + reason + "\u0000" + text;
     Instant now = clock.instant();
-    synchronized (lastPosted) {
-      Instant last = lastPosted.get(key);
-      if (last != null && last.plus(interval).isAfter(now)) {
+    synchronized (series) {
+      Series known = series.get(key);
+      if (known != null) {
+        known.count++;
+        known.lastSeen = now;
+        if (known.lastWritten.plus(interval).isAfter(now) || !budget.admit(event.type(), reason)) {
+          // Counted; written by a later repeat or by summarize() once the interval has passed.
+          unwritten.add(key);
+          return;
+        }
+        unwritten.remove(key);
+        write(known, now);
         return;
       }
-      if (!budget.admit(type, reason)) {
+      if (!budget.admit(event.type(), reason)) {
         // Not remembered as posted: once the budget allows, a later pass posts it.
         return;
       }
-      lastPosted.put(key, now);
+      Series fresh = new Series(podReference(pod), pod.name(), event.type(), reason, text, now);
+      series.put(key, fresh);
+      write(fresh, now);
     }
-    String text = message.length() > 1024 ? message.substring(0, 1021) + "..." : message;
+  }
+
+  private static ObjectReference podReference(PodTarget pod) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Pod")
+        .withNamespace(pod.namespace())
+        .withName(pod.name())
+        .withUid(pod.uid())
+        .build();
+  }
+
+  /** Queues the write of a series' count as it stands now; called holding {@link #series}. */
+  private void write(Series one, Instant now) {
+    one.lastWritten = now;
+    int count = one.count;
+    Instant lastSeen = one.lastSeen;
+    String message = one.message;
     if (!poster.isShutdown()) {
-      poster.execute(() -> create(pod, type, reason, text, now));
+      poster.execute(() -> store(one, count, lastSeen, message));
     }
-  }
-
-  private void create(PodTarget pod, PodEvent.Type type, String reason, String text, Instant now) {
-    ObjectReference involved =
-        new ObjectReferenceBuilder()
-            .withApiVersion("v1")
-            .withKind("Pod")
-            .withNamespace(pod.namespace())
-            .withName(pod.name())
-            .withUid(pod.uid())
-            .build();
-    try {
-      create(involved, pod.name(), type.name(), reason, text, 1, now);
-    } catch (KubernetesClientException e) {
-      LOG.warn(
-          "could not post event {} on pod {}: {}", reason, pod.qualifiedName(), e.getMessage());
-    }
-  }
-
-  /** One Event from this node's agent about {@code involved} (its namespace, or "default"). */
-  private void create(
-      ObjectReference involved,
-      String namePrefix,
-      String type,
-      String reason,
-      String text,
-      int count,
-      Instant now) {
-    String namespace = involved.getNamespace() == null ? "default" : involved.getNamespace();
-    client
-        .v1()
-        .events()
-        .inNamespace(namespace)
-        .resource(
-            new EventBuilder()
-                .withNewMetadata()
-                .withGenerateName(namePrefix + ".")
-                .withNamespace(namespace)
-                .endMetadata()
-                .withInvolvedObject(involved)
-                .withType(type)
-                .withReason(reason)
-                .withMessage(text)
-                .withNewSource()
-                .withComponent("ioqos")
-                .withHost(nodeName)
-                .endSource()
-                .withReportingComponent("ioqos.dev/agent")
-                .withReportingInstance(nodeName)
-                .withFirstTimestamp(now.toString())
-                .withLastTimestamp(now.toString())
-                .withCount(count)
-                .build())
-        .create();
   }
 
   /**
-   * Posts one Event on the Node telling how many pod Events the budget turned away, at most once a
-   * minute; called by the agent's periodic loop.
+   * Creates the series' Event, or patches its count, last timestamp and message (the summary's
+   * message changes). An Event the API server no longer has (its TTL, one hour by default, passed)
+   * or may not be patched (an older ClusterRole without {@code patch}) is created again with the
+   * count so far.
+   */
+  private void store(Series one, int count, Instant lastSeen, String message) {
+    try {
+      if (one.name != null) {
+        try {
+          patch(one, count, lastSeen, message);
+          return;
+        } catch (KubernetesClientException e) {
+          if (e.getCode() != 404 && e.getCode() != 403) {
+            throw e;
+          }
+          LOG.debug("Event {} not patched ({}): created again", one.name, e.getCode());
+        }
+      }
+      one.name = create(one, count, lastSeen, message);
+    } catch (KubernetesClientException e) {
+      LOG.warn(
+          "could not post Event {} on {} {}/{}: {}",
+          one.reason,
+          one.involved.getKind(),
+          one.involved.getNamespace(),
+          one.involved.getName(),
+          e.getMessage());
+    }
+  }
+
+  private static String namespace(Series one) {
+    return one.involved.getNamespace() == null ? "default" : one.involved.getNamespace();
+  }
+
+  /** One Event from this node's agent about the series' object (its namespace, or "default"). */
+  private String create(Series one, int count, Instant lastSeen, String message) {
+    String namespace = namespace(one);
+    EventBuilder event =
+        new EventBuilder()
+            .withNewMetadata()
+            .withGenerateName(one.namePrefix + ".")
+            .withNamespace(namespace)
+            .endMetadata()
+            .withInvolvedObject(one.involved)
+            .withType(one.type.name())
+            .withReason(one.reason)
+            .withMessage(message)
+            .withNewSource()
+            .withComponent("ioqos")
+            .withHost(nodeName)
+            .endSource()
+            .withReportingComponent("ioqos.dev/agent")
+            .withReportingInstance(nodeName)
+            .withFirstTimestamp(one.first.toString())
+            .withLastTimestamp(lastSeen.toString())
+            .withCount(count);
+    if (count > 1) {
+      event.withNewSeries().withCount(count).withNewLastObservedTime(micro(lastSeen)).endSeries();
+    }
+    return client
+        .v1()
+        .events()
+        .inNamespace(namespace)
+        .resource(event.build())
+        .create()
+        .getMetadata()
+        .getName();
+  }
+
+  /** A JSON merge patch of the count, the series, the last timestamp and the message. */
+  private void patch(Series one, int count, Instant lastSeen, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("count", count);
+    body.put("lastTimestamp", lastSeen.toString());
+    body.put("series", Map.of("count", count, "lastObservedTime", micro(lastSeen)));
+    body.put("message", message);
+    client
+        .v1()
+        .events()
+        .inNamespace(namespace(one))
+        .withName(one.name)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            client.getKubernetesSerialization().asJson(body));
+  }
+
+  /** The API's MicroTime: RFC 3339 with microseconds. */
+  private static String micro(Instant instant) {
+    return MICRO.format(instant.truncatedTo(ChronoUnit.MICROS));
+  }
+
+  private static final DateTimeFormatter MICRO =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSX").withZone(ZoneOffset.UTC);
+
+  /**
+   * Called by the agent's periodic loop: writes the counts of repeats whose interval has passed,
+   * and at most once a summary period (a minute) posts what the node's Event budget turned away, as
+   * one Event on the Node whose count adds up every Event turned away since the agent started.
    */
   public void summarize() {
     Instant now = clock.instant();
-    if (Duration.between(lastSummary, now).compareTo(Duration.ofMinutes(1)) < 0) {
+    synchronized (series) {
+      for (Iterator<String> keys = unwritten.iterator(); keys.hasNext(); ) {
+        Series one = series.get(keys.next());
+        if (one == null) {
+          keys.remove();
+        } else if (!one.lastWritten.plus(interval).isAfter(now) && budget.take(one.type)) {
+          keys.remove();
+          write(one, now);
+        }
+      }
+    }
+    if (Duration.between(lastSummary, now).compareTo(summaryPeriod) < 0) {
       return;
     }
     budget
         .drain()
         .ifPresent(
-            summary -> {
+            drained -> {
               lastSummary = now;
-              LOG.warn("{}", summary.message());
-              if (!poster.isShutdown()) {
-                poster.execute(() -> createOnNode(summary, now));
+              LOG.warn("{}", drained.message());
+              synchronized (series) {
+                PodEvent.Type type =
+                    drained.warnings() ? PodEvent.Type.Warning : PodEvent.Type.Normal;
+                if (summary == null || summary.type != type) {
+                  summary = new Series(nodeReference(), nodeName, type, SUMMARY_REASON, "", now);
+                  summary.count = 0;
+                }
+                summary.count += drained.count();
+                summary.lastSeen = now;
+                int count = summary.count;
+                Series one = summary;
+                one.lastWritten = now;
+                if (!poster.isShutdown()) {
+                  poster.execute(() -> store(one, count, now, drained.message()));
+                }
               }
             });
   }
 
-  private void createOnNode(EventBudget.Summary summary, Instant now) {
-    ObjectReference node =
-        new ObjectReferenceBuilder()
-            .withApiVersion("v1")
-            .withKind("Node")
-            .withName(nodeName)
-            .build();
-    try {
-      create(
-          node,
-          nodeName,
-          summary.warnings() ? "Warning" : "Normal",
-          "EventsRateLimited",
-          summary.message(),
-          summary.count(),
-          now);
-    } catch (KubernetesClientException e) {
-      LOG.warn("could not post the Event summary on node {}: {}", nodeName, e.getMessage());
-    }
+  private ObjectReference nodeReference() {
+    return new ObjectReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Node")
+        .withName(nodeName)
+        .build();
   }
 
   /** Stops posting; Events still queued are dropped. */
@@ -207,11 +352,12 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
     poster.shutdownNow();
   }
 
-  /** Forgets a pod's rate-limit memory, e.g. when it goes away. */
+  /** Forgets the Events of a pod that went away, counted repeats not written included. */
   @Override
   public void forget(String uid) {
-    synchronized (lastPosted) {
-      lastPosted.keySet().removeIf(key -> key.startsWith(uid + "\u0000"));
+    synchronized (series) {
+      series.keySet().removeIf(key -> key.startsWith(uid + "\u0000"));
+      unwritten.removeIf(key -> key.startsWith(uid + "\u0000"));
     }
   }
 }
