@@ -40,6 +40,16 @@ class AgentIT extends AgentTestSupport {
             "IoNodeState counts the pod");
     assertThat(state.getStatus().getPods().getManaged()).isEqualTo(1);
     assertThat(state.getStatus().getDevices()).extracting(d -> d.getName()).contains("vda", "vdb");
+    // The sandbox tree is writable as a whole, as with the chart's cgroupDriver auto: the node
+    // says so and names the values that narrow the mount.
+    assertThat(state.getStatus().getConditions())
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("CgroupWriteScope");
+              assertThat(c.getStatus()).isEqualTo("False");
+              assertThat(c.getReason()).isEqualTo("WholeTreeWritable");
+              assertThat(c.getMessage()).contains("install with agent.cgroupDriver=");
+            });
   }
 
   @Test

@@ -230,6 +230,24 @@ abstract class RealNodeIT {
         .anyMatch(l -> l.matches("/ /host/sys/fs/cgroup ro,.*"))
         .anyMatch(l -> l.matches(kubepods + " /host/sys/fs/cgroup" + kubepods + " rw,.*"))
         .hasSize(2);
+    // ... and the node says so.
+    IoNodeState scoped =
+        eventually(
+            () -> client.resources(IoNodeState.class).withName(node.name()).get(),
+            s ->
+                s.getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("CgroupWriteScope")),
+            Duration.ofMinutes(2),
+            "the IoNodeState has the condition CgroupWriteScope");
+    assertThat(scoped.getStatus().getConditions())
+        .filteredOn(c -> c.getType().equals("CgroupWriteScope"))
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo("KubepodsOnly");
+              assertThat(c.getMessage()).endsWith("but " + kubepods);
+            });
   }
 
   // -------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import dev.ioqos.core.policy.LatencyLoop;
 import dev.ioqos.metrics.AgentMetrics;
 import dev.ioqos.metrics.ApplyMetrics;
 import dev.ioqos.metrics.TierState;
+import dev.ioqos.node.CgroupWriteScope;
 import dev.ioqos.node.LatencyLoopStep;
 import dev.ioqos.node.Ledger;
 import dev.ioqos.node.LedgerEntry;
@@ -32,6 +33,7 @@ import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndic
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -228,6 +230,15 @@ public final class Agent implements AutoCloseable {
         config.nodeName(),
         config.dryRun(),
         config.enableIocost());
+    CgroupWriteScope scope = cgroupWriteScope();
+    if (!scope.narrow()) {
+      LOG.warn("{}", scope.message());
+    }
+  }
+
+  private CgroupWriteScope cgroupWriteScope() {
+    return CgroupWriteScope.of(
+        config.node().cgroupfs(), engine.layout(), config.enableIocost(), Files::isWritable);
   }
 
   public boolean started() {
@@ -488,6 +499,8 @@ public final class Agent implements AutoCloseable {
         ledgerProblem
             .map(e -> e.getMessage() + "; pods are not changed until it can be written")
             .orElse("the ledger in " + config.stateDir() + " records every value written"));
+    CgroupWriteScope scope = cgroupWriteScope();
+    nodeState.condition("CgroupWriteScope", scope.narrow(), scope.reason(), scope.message());
     var caps = engine.capabilities();
     nodeState.condition(
         "IoControllerReady",
