@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
       "Start a real etcd + kube-apiserver, install the CRDs, create a node, a policy and pods,"
           + " run the real agent on a simulated node (or this host's cgroups), and show what it"
           + " writes, a tier change, the metrics and the revert; then stop everything.",
-      "With --kernel: run the repository's e2e/kernel/demo (a real kernel under QEMU)."
+      "With --kernel: run the repository's e2e/kernel/demo (a real kernel under QEMU); with"
+          + " --kernel --protect: e2e/kernel/latency, the latency loop protecting a reader from a"
+          + " writer on a kernel without io.latency."
     })
 final class DemoCommand implements Callable<Integer> {
   static final List<String> KERNELS = List.of("6.12", "6.1");
@@ -47,6 +49,13 @@ final class DemoCommand implements Callable<Integer> {
       names = "--kernel",
       description = "run the kernel demo e2e/kernel/demo of the repository instead")
   boolean kernel;
+
+  @Option(
+      names = "--protect",
+      description =
+          "with --kernel: the latency protection scenario e2e/kernel/latency instead (a reader"
+              + " with a latency target, a writer, the agent's latency loop)")
+  boolean protect;
 
   @Parameters(
       arity = "0..1",
@@ -94,7 +103,14 @@ final class DemoCommand implements Callable<Integer> {
             spec.commandLine(),
             "the kernel demo boots " + String.join(" or ", KERNELS) + ", not " + kernelVersion);
       }
-      return KernelDemo.run(repo, kernelVersion == null ? List.of() : List.of(kernelVersion));
+      return KernelDemo.run(
+          repo,
+          protect ? KernelDemo.PROTECT_SCRIPT : KernelDemo.SCRIPT,
+          kernelVersion == null ? List.of() : List.of(kernelVersion));
+    }
+    if (protect) {
+      throw new ParameterException(
+          spec.commandLine(), "--protect goes with --kernel: ioqos demo --kernel --protect");
     }
     if (kernelVersion != null) {
       throw new ParameterException(

@@ -8,16 +8,18 @@ import java.util.List;
 
 /**
  * {@code ioqos demo --kernel}: the repository's {@code e2e/kernel/demo} script, which boots a real
- * kernel under QEMU; run with this process's stdio, its exit code returned.
+ * kernel under QEMU ({@code --protect}: {@code e2e/kernel/latency}, the latency loop's scenario);
+ * run with this process's stdio, its exit code returned.
  */
 public final class KernelDemo {
   static final String SCRIPT = "e2e/kernel/demo";
+  static final String PROTECT_SCRIPT = "e2e/kernel/latency";
 
   private KernelDemo() {}
 
   /** The script in {@code repository}, or a refusal naming where it was looked for. */
-  public static Path locate(Path repository) {
-    Path script = repository.resolve(SCRIPT).toAbsolutePath().normalize();
+  public static Path locate(Path repository, String name) {
+    Path script = repository.resolve(name).toAbsolutePath().normalize();
     if (!Files.isRegularFile(script) || !Files.isExecutable(script)) {
       throw new KernelDemoNotFoundException(
           "the kernel demo needs the ioqos repository, and there is no executable "
@@ -27,9 +29,9 @@ public final class KernelDemo {
     return script;
   }
 
-  /** Runs the script with {@code args} in the repository and waits for it. */
-  public static int run(Path repository, List<String> args) throws IOException {
-    Path script = locate(repository);
+  /** Runs the script {@code name} with {@code args} in the repository and waits for it. */
+  public static int run(Path repository, String name, List<String> args) throws IOException {
+    Path script = locate(repository, name);
     List<String> command = new ArrayList<>();
     command.add(script.toString());
     command.addAll(args);
@@ -40,7 +42,7 @@ public final class KernelDemo {
     } catch (InterruptedException e) {
       process.destroy();
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while " + SCRIPT + " ran", e);
+      throw new IOException("interrupted while " + name + " ran", e);
     }
   }
 }

@@ -125,6 +125,8 @@ class DemoCommandTest {
     assertThat(run("demo", "--kernel", "--real-cgroups").exit()).isEqualTo(2);
     assertThat(run("demo", "--no-such-flag").exit()).isEqualTo(2);
     assertThat(run("demo", "--kernel", "6.1", "6.12").exit()).isEqualTo(2);
+    assertThat(run("demo", "--protect").exit()).isEqualTo(2);
+    assertThat(run("demo", "--protect").err()).contains("--protect goes with --kernel");
   }
 
   @Test
@@ -147,5 +149,21 @@ class DemoCommandTest {
 
     assertThat(run.exit()).isEqualTo(3);
     assertThat(Files.readString(temp.resolve("ran-with")).strip()).isEqualTo("6.1");
+  }
+
+  @Test
+  void protectRunsTheLatencyScenarioWithTheVersion() throws Exception {
+    Path kernel = Files.createDirectories(temp.resolve("e2e/kernel"));
+    for (String name : new String[] {"demo", "latency"}) {
+      Path script = kernel.resolve(name);
+      Files.writeString(
+          script, "#!/bin/sh\necho " + name + " \"$@\" > \"$(pwd)/ran-with\"\nexit 0\n");
+      Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    Run run = run("demo", "--kernel", "--protect", "6.1", "--repo", temp.toString());
+
+    assertThat(run.exit()).isZero();
+    assertThat(Files.readString(temp.resolve("ran-with")).strip()).isEqualTo("latency 6.1");
   }
 }
