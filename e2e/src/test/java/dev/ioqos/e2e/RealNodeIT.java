@@ -445,6 +445,162 @@ abstract class RealNodeIT {
     assertThat(cappedWriter * 1048576).isBetween(CAP_BPS * 0.8, CAP_BPS * 1.05);
   }
 
+  @Test
+  @Order(7)
+  void aLatencyTargetThrottlesTheWriterOnlyWhileTheReaderReads() throws Exception {
+    // The latency loop (kernels without io.latency, as this Debian 6.12) in the DaemonSet's agent:
+    // a 4 KiB random reader (QD1) in a tier with a latencyTarget and a 1 MiB sequential writer
+    // (QD8) in a lower tier without a static cap, on the disk of kubelet's root directory.
+    for (String[] p : new String[][] {{"lreader", "protected"}, {"lwriter", "batch"}}) {
+      Pod pod = pod(p[0], p[1], "Burstable", "fio", "sleep", "36000");
+      pod.getMetadata().setLabels(Map.of("ioqos-loop", "yes"));
+      create(pod);
+    }
+    awaitRunning("lreader");
+    awaitRunning("lwriter");
+    String read =
+        "fio --name=r --filename=/data/r --rw=randread --bs=4k --size=64M --direct=1"
+            + " --ioengine=libaio --iodepth=1 --ramp_time=2 --runtime=6 --time_based"
+            + " --output-format=json";
+    String write =
+        "fio --name=w --filename=/data/w --rw=write --bs=1M --size=256M --direct=1"
+            + " --ioengine=libaio --iodepth=8 --time_based --output-format=json --runtime=";
+    exec(
+        "lreader",
+        "fio --name=lay --filename=/data/r --rw=write --bs=1M --size=64M --direct=1",
+        false);
+    String solo = exec("lreader", read, false);
+    double soloMeanUs = fio(solo, "read", "clat_ns", "mean") / 1000;
+    double writerAlone =
+        fio(exec("lwriter", write + "8 --ramp_time=1", false), "write", "bw_bytes");
+    exec("lwriter", write + "14", true);
+    node.sh("sleep 3");
+    String noisy = exec("lreader", read, false);
+    awaitExec("lwriter");
+
+    // Now the tiers exist: the reader protected at twice its solo mean latency (at least 200 us).
+    long targetUs = Math.max(200, Math.round(2 * soloMeanUs));
+    client
+        .resource(
+            client
+                .getKubernetesSerialization()
+                .unmarshal(
+                    String.join(
+                        "\n",
+                        "apiVersion: ioqos.dev/v1alpha1",
+                        "kind: IoPolicy",
+                        "metadata: {name: real-node-loop}",
+                        "spec:",
+                        "  priority: 10",
+                        "  namespaceSelector: {matchLabels: {ioqos-e2e: real-node}}",
+                        "  podSelector: {matchLabels: {ioqos-loop: \"yes\"}}",
+                        "  tiers:",
+                        "    - {name: protected, weight: 100, latencyTarget: " + targetUs + "us}",
+                        "    - {name: batch, weight: 100}",
+                        ""),
+                    IoPolicy.class))
+        .serverSideApply();
+    try {
+      eventually(
+          () -> client.resources(IoNodeState.class).withName(node.name()).get(),
+          state ->
+              state.getStatus().getConditions().stream()
+                  .anyMatch(c -> c.getType().equals("LatencyLoop") && "True".equals(c.getStatus())),
+          Duration.ofMinutes(2),
+          "the IoNodeState's LatencyLoop condition says the loop runs");
+      // The writer's written bytes every half second, by a loop in the guest.
+      String stat = cgroupDir("lwriter", "Burstable") + "/io.stat";
+      node.sh(
+          "rm -f /tmp/wlog; setsid sh -c 'echo $$ > /tmp/wlog.pid; while :; do echo $(date +%s%3N)"
+              + " $(grep \"^"
+              + DISK
+              + " \" "
+              + stat
+              + " | tr \" \" \"\\n\" | sed -n s/^wbytes=//p) >> /tmp/wlog; sleep 0.5; done'"
+              + " >/dev/null 2>&1 < /dev/null &");
+      exec("lwriter", write + "45", true);
+      node.sh("sleep 6");
+      long readerStart = Long.parseLong(node.sh("date +%s%3N").trim());
+      String loop = exec("lreader", read, false);
+      long readerEnd = Long.parseLong(node.sh("date +%s%3N").trim());
+      node.sh("sleep 11");
+      String writerMax = node.sh("cat " + cgroupDir("lwriter", "Burstable") + "/io.max").trim();
+      awaitExec("lwriter");
+      node.sh("kill $(cat /tmp/wlog.pid)");
+      List<long[]> samples =
+          node.sh("cat /tmp/wlog")
+              .lines()
+              .map(l -> l.trim().split(" "))
+              .filter(f -> f.length == 2)
+              .map(f -> new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])})
+              .toList();
+      double before = rate(samples, readerStart - 5000, readerStart);
+      double during = rate(samples, readerStart + 2000, readerEnd);
+      double after = rate(samples, readerEnd, readerEnd + 10_000);
+      List<Event> throttled = eventsWithReason("lwriter", "LatencyThrottled");
+      eventually(
+          () -> eventsWithReason("lwriter", "LatencyReleased"),
+          released -> !released.isEmpty(),
+          Duration.ofMinutes(2),
+          "a LatencyReleased Event on the writer once the reader stopped");
+      double soloIops = fio(solo, "read", "iops");
+      double noisyIops = fio(noisy, "read", "iops");
+      double loopIops = fio(loop, "read", "iops");
+      say(
+          "latency loop, real pods (target %d us = 2x the solo mean): reader %.0f IOPS alone (mean %.0f"
+              + " us, p99 %.2f ms); next to the writer, no loop: %.0f (%.0f%%, mean %.0f us, p99 %.2f"
+              + " ms); with the agent's loop: %.0f (%.0f%%, mean %.0f us, p99 %.2f ms)",
+          targetUs,
+          soloIops,
+          soloMeanUs,
+          fio(solo, "read", "clat_ns", "percentile", "99.000000") / 1e6,
+          noisyIops,
+          100 * noisyIops / soloIops,
+          fio(noisy, "read", "clat_ns", "mean") / 1000,
+          fio(noisy, "read", "clat_ns", "percentile", "99.000000") / 1e6,
+          loopIops,
+          100 * loopIops / soloIops,
+          fio(loop, "read", "clat_ns", "mean") / 1000,
+          fio(loop, "read", "clat_ns", "percentile", "99.000000") / 1e6);
+      say(
+          "latency loop, the writer: alone %.0f MiB/s; in the loop run before the reader %.0f, while"
+              + " it read %.1f, within 10 s after it stopped %.0f MiB/s (%.0f%% of alone); its"
+              + " io.max 11 s after the reader stopped: '%s'; %d LatencyThrottled Event(s)",
+          writerAlone / 1048576,
+          before / 1048576,
+          during / 1048576,
+          after / 1048576,
+          100 * after / writerAlone,
+          writerMax,
+          throttled.size());
+      assertThat(throttled).as("the loop throttled the writer while the reader read").isNotEmpty();
+      assertThat(loopIops)
+          .as("the reader with the loop against the same reader next to the unthrottled writer")
+          .isGreaterThan(noisyIops);
+      assertThat(after)
+          .as("the writer once the reader stopped against the writer while the reader read")
+          .isGreaterThan(1.5 * during);
+    } finally {
+      client.resources(IoPolicy.class).withName("real-node-loop").delete();
+      client.pods().inNamespace(NS).withName("lreader").delete();
+      client.pods().inNamespace(NS).withName("lwriter").delete();
+    }
+  }
+
+  /** Bytes per second between two guest times (ms) from (time, bytes) samples. */
+  static double rate(List<long[]> samples, long from, long to) {
+    long[] first = samples.stream().filter(s -> s[0] >= from).findFirst().orElseThrow();
+    long[] last = samples.stream().filter(s -> s[0] <= to).reduce((a, b) -> b).orElseThrow();
+    if (last[0] <= first[0]) {
+      throw new AssertionError("no two samples between " + from + " and " + to + ": " + samples);
+    }
+    return (last[1] - first[1]) * 1000.0 / (last[0] - first[0]);
+  }
+
+  List<Event> eventsWithReason(String pod, String reason) {
+    return events(pod).stream().filter(e -> reason.equals(e.getReason())).toList();
+  }
+
   /** The agent container's memory.current, read from its cgroup on the node, in MiB. */
   double agentMemoryMiB() throws Exception {
     String bytes =
@@ -503,17 +659,25 @@ abstract class RealNodeIT {
     return "/var/lib/kubelet/pods/" + uid(pod) + "/volumes/kubernetes.io~empty-dir/data";
   }
 
-  /** A figure of fio's first job in its JSON output, e.g. ("read", "iops"). */
-  static double fio(String json, String direction, String field) throws Exception {
-    var job =
+  /**
+   * A figure of fio's first job in its JSON output, e.g. ("read", "iops") or ("read", "clat_ns",
+   * "mean").
+   */
+  static double fio(String json, String direction, String... path) throws Exception {
+    var node =
         new com.fasterxml.jackson.databind.ObjectMapper()
             .readTree(json.substring(json.indexOf('{')))
             .path("jobs")
-            .path(0);
-    if (!job.path(direction).has(field)) {
-      throw new AssertionError("fio printed no " + direction + "." + field + ": " + json);
+            .path(0)
+            .path(direction);
+    for (String field : path) {
+      node = node.path(field);
     }
-    return job.path(direction).path(field).asDouble();
+    if (!node.isNumber()) {
+      throw new AssertionError(
+          "fio printed no " + direction + "." + String.join(".", path) + ": " + json);
+    }
+    return node.asDouble();
   }
 
   // -------------------------------------------------------------------------------------------
