@@ -157,8 +157,9 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
       if (known != null) {
         known.count++;
         known.lastSeen = now;
-        if (known.lastWritten.plus(interval).isAfter(now) || !budget.admit(event.type(), reason)) {
-          // Counted; written by a later repeat or by summarize() once the interval has passed.
+        if (known.lastWritten.plus(interval).isAfter(now) || !budget.take(event.type())) {
+          // Counted, not lost (so not told as turned away): written by a later repeat or by
+          // summarize() once the interval has passed and the budget allows.
           unwritten.add(key);
           return;
         }
