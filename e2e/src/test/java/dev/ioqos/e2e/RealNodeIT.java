@@ -445,12 +445,318 @@ abstract class RealNodeIT {
     assertThat(cappedWriter * 1048576).isBetween(CAP_BPS * 0.8, CAP_BPS * 1.05);
   }
 
+  @Test
+  @Order(7)
+  void aLatencyTargetThrottlesTheWriterOnlyWhileTheReaderReads() throws Exception {
+    // The latency loop (kernels without io.latency, as this Debian 6.12) in the DaemonSet's agent:
+    // a 4 KiB random reader (QD1) in a tier with a latencyTarget and a 1 MiB sequential writer
+    // (QD8) in a lower tier without a static cap, on the disk of kubelet's root directory.
+    for (String[] p : new String[][] {{"lreader", "protected"}, {"lwriter", "batch"}}) {
+      Pod pod = pod(p[0], p[1], "Burstable", "fio", "sleep", "36000");
+      pod.getMetadata().setLabels(Map.of("ioqos-loop", "yes"));
+      create(pod);
+    }
+    awaitRunning("lreader");
+    awaitRunning("lwriter");
+    String read =
+        "fio --name=r --filename=/data/r --rw=randread --bs=4k --size=64M --direct=1"
+            + " --ioengine=libaio --iodepth=1 --ramp_time=2 --runtime=6 --time_based"
+            + " --output-format=json";
+    String write =
+        "fio --name=w --filename=/data/w --rw=write --bs=1M --size=256M --direct=1"
+            + " --ioengine=libaio --iodepth=8 --time_based --output-format=json --runtime=";
+    exec(
+        "lreader",
+        "fio --name=lay --filename=/data/r --rw=write --bs=1M --size=64M --direct=1",
+        false);
+    String solo = exec("lreader", read, false);
+    double soloMeanUs = fio(solo, "read", "clat_ns", "mean") / 1000;
+    double writerAlone =
+        fio(exec("lwriter", write + "8 --ramp_time=1", false), "write", "bw_bytes");
+    // The writers run until stopped, and the reader starts once the writer's bytes flow: an exec
+    // in a container takes seconds to start on the emulated node.
+    exec("lwriter", write + "120", true);
+    awaitWriting("lwriter");
+    String noisy = exec("lreader", read, false);
+    stopFio("lwriter");
+    awaitExec("lwriter");
+
+    // Now the tiers exist: the reader protected at twice its solo mean latency (at least 200 us),
+    // first in dry run: the loop computes (the agent's CPU as with the loop), writes nothing.
+    long targetUs = Math.max(200, Math.round(2 * soloMeanUs));
+    loopPolicy(targetUs, "DryRun");
+    try {
+      eventually(
+          () -> eventsWithReason("lwriter", "DryRun"),
+          events -> events.stream().anyMatch(e -> e.getMessage().contains("real-node-loop")),
+          Duration.ofMinutes(2),
+          "the writer in the loop policy's dry run");
+      exec("lwriter", write + "120", true);
+      awaitWriting("lwriter");
+      String dry = exec("lreader", read, false);
+      stopFio("lwriter");
+      awaitExec("lwriter");
+      assertThat(node.sh("cat " + cgroupDir("lwriter", "Burstable") + "/io.max").trim())
+          .as("nothing written in dry run")
+          .isEmpty();
+
+      loopPolicy(targetUs, "Enforce");
+      eventually(
+          () -> client.resources(IoNodeState.class).withName(node.name()).get(),
+          state ->
+              state.getStatus().getConditions().stream()
+                  .anyMatch(c -> c.getType().equals("LatencyLoop") && "True".equals(c.getStatus())),
+          Duration.ofMinutes(2),
+          "the IoNodeState's LatencyLoop condition says the loop runs");
+      // The writer's written bytes and its io.max wbps ("max" when none) every half second, by a
+      // script in the guest (one awk per sample: the emulated node forks slowly under load).
+      String writerDir = cgroupDir("lwriter", "Burstable");
+      String sampler =
+          String.join(
+              "\n",
+              "echo $$ > /tmp/wlog.pid",
+              "while :; do",
+              "  t=$(date +%s%3N)",
+              "  awk -v t=\"$t\" -v d=" + DISK + " '",
+              "    FILENAME ~ /io.stat$/ && $1 == d { for (i = 2; i <= NF; i++)"
+                  + " if ($i ~ /^wbytes=/) b = substr($i, 8) }",
+              "    FILENAME ~ /io.max$/ && $1 == d { for (i = 2; i <= NF; i++)"
+                  + " if ($i ~ /^wbps=/) m = substr($i, 6) }",
+              "    END { print t, (b == \"\" ? 0 : b), (m == \"\" ? \"max\" : m) }' "
+                  + writerDir
+                  + "/io.stat "
+                  + writerDir
+                  + "/io.max >> /tmp/wlog",
+              "  sleep 0.5",
+              "done",
+              "");
+      node.sh(
+          "rm -f /tmp/wlog; echo "
+              + java.util.Base64.getEncoder()
+                  .encodeToString(sampler.getBytes(StandardCharsets.UTF_8))
+              + " | base64 -d > /tmp/wsample.sh; setsid sh /tmp/wsample.sh >/dev/null 2>&1"
+              + " < /dev/null &");
+      exec("lwriter", write + "120", true);
+      awaitWriting("lwriter");
+      node.sh("sleep 5");
+      double cpu0 = agentCpuSeconds();
+      long execStart = Long.parseLong(node.sh("date +%s%3N").trim());
+      String loop = exec("lreader", read, false);
+      long execEnd = Long.parseLong(node.sh("date +%s%3N").trim());
+      double contendedCpu = (agentCpuSeconds() - cpu0) / ((execEnd - execStart) / 1e3);
+      // fio's own times (guest clock): an exec takes seconds to start on the emulated node.
+      long readerEnd = fioJson(loop).path("timestamp_ms").asLong();
+      long readerStart =
+          readerEnd - 2000 - fioJson(loop).path("jobs").path(0).path("job_runtime").asLong();
+      node.sh("sleep 11");
+      String writerMax = node.sh("cat " + writerDir + "/io.max").trim();
+      stopFio("lwriter");
+      awaitExec("lwriter");
+      node.sh("kill $(cat /tmp/wlog.pid)");
+      double cpu1 = agentCpuSeconds();
+      node.sh("sleep 10");
+      double idleCpu = (agentCpuSeconds() - cpu1) / 10;
+      // (guest ms, bytes written, wbps: -1 for max)
+      List<long[]> samples =
+          node.sh("cat /tmp/wlog")
+              .lines()
+              .map(l -> l.trim().split(" "))
+              .filter(f -> f.length == 3)
+              .map(
+                  f ->
+                      new long[] {
+                        Long.parseLong(f[0]),
+                        Long.parseLong(f[1]),
+                        f[2].equals("max") ? -1 : Long.parseLong(f[2])
+                      })
+              .toList();
+      long firstThrottle =
+          samples.stream()
+              .filter(x -> x[0] >= readerStart && x[2] >= 0)
+              .mapToLong(x -> x[0] - readerStart)
+              .findFirst()
+              .orElse(-1);
+      long lastChange = -1;
+      int changes = 0;
+      for (int i = 1; i < samples.size(); i++) {
+        long[] x = samples.get(i);
+        if (x[0] >= readerStart && x[0] <= readerEnd && x[2] != samples.get(i - 1)[2]) {
+          lastChange = x[0] - readerStart;
+          changes++;
+        }
+      }
+      double before = rate(samples, readerStart - 5000, readerStart);
+      double during = rate(samples, readerStart + 2000, readerEnd);
+      double after = rate(samples, readerEnd, readerEnd + 10_000);
+      List<Event> throttled = eventsWithReason("lwriter", "LatencyThrottled");
+      eventually(
+          () -> eventsWithReason("lwriter", "LatencyReleased"),
+          released -> !released.isEmpty(),
+          Duration.ofMinutes(2),
+          "a LatencyReleased Event on the writer once the reader stopped");
+      double soloIops = fio(solo, "read", "iops");
+      double noisyIops = fio(noisy, "read", "iops");
+      double dryIops = fio(dry, "read", "iops");
+      double loopIops = fio(loop, "read", "iops");
+      say(
+          "latency loop, real pods (target %d us = 2x the solo mean): reader %.0f IOPS alone (mean %.0f"
+              + " us, p99 %.2f ms); next to the writer, no loop policy: %.0f (%.0f%%, mean %.0f us,"
+              + " p99 %.2f ms); the loop in dry run (the control): %.0f (%.0f%%, mean %.0f us, p99"
+              + " %.2f ms); with the agent's loop: %.0f (%.0f%%, mean %.0f us, p99 %.2f ms)",
+          targetUs,
+          soloIops,
+          soloMeanUs,
+          fio(solo, "read", "clat_ns", "percentile", "99.000000") / 1e6,
+          noisyIops,
+          100 * noisyIops / soloIops,
+          fio(noisy, "read", "clat_ns", "mean") / 1000,
+          fio(noisy, "read", "clat_ns", "percentile", "99.000000") / 1e6,
+          dryIops,
+          100 * dryIops / soloIops,
+          fio(dry, "read", "clat_ns", "mean") / 1000,
+          fio(dry, "read", "clat_ns", "percentile", "99.000000") / 1e6,
+          loopIops,
+          100 * loopIops / soloIops,
+          fio(loop, "read", "clat_ns", "mean") / 1000,
+          fio(loop, "read", "clat_ns", "percentile", "99.000000") / 1e6);
+      say(
+          "latency loop, the writer: alone %.0f MiB/s; in the loop run before the reader %.0f, while"
+              + " it read %.1f, within 10 s after it stopped %.0f MiB/s (%.0f%% of alone); its"
+              + " io.max 11 s after the reader stopped: '%s'; %d LatencyThrottled Event(s)",
+          writerAlone / 1048576,
+          before / 1048576,
+          during / 1048576,
+          after / 1048576,
+          100 * after / writerAlone,
+          writerMax,
+          throttled.size());
+      say(
+          "latency loop, settling (the writer's io.max, %d samples): first cap %.1f s after the"
+              + " reader started, last change of the cap %.1f s after (%d changes while it read,"
+              + " over %.1f s); agent container CPU %.1f%% of a core while the reader read, %.1f%%"
+              + " in the 10 s after the writer stopped",
+          samples.size(),
+          firstThrottle / 1e3,
+          lastChange / 1e3,
+          changes,
+          (readerEnd - readerStart) / 1e3,
+          100 * contendedCpu,
+          100 * idleCpu);
+      assertThat(throttled).as("the loop throttled the writer while the reader read").isNotEmpty();
+      assertThat(firstThrottle)
+          .as(
+              "a cap on the writer while the reader read, in the samples: %s",
+              samples.stream().map(java.util.Arrays::toString).toList())
+          .isBetween(0L, readerEnd - readerStart);
+      assertThat(loopIops)
+          .as("the reader with the loop against the same reader with the loop in dry run")
+          .isGreaterThan(dryIops);
+      assertThat(after)
+          .as("the writer once the reader stopped against the writer while the reader read")
+          .isGreaterThan(1.5 * during);
+    } finally {
+      client.resources(IoPolicy.class).withName("real-node-loop").delete();
+      client.pods().inNamespace(NS).withName("lreader").delete();
+      client.pods().inNamespace(NS).withName("lwriter").delete();
+    }
+  }
+
+  /** Waits until the pod's bytes written to the disk grow: its writer runs. */
+  void awaitWriting(String pod) throws Exception {
+    String bytes =
+        "grep '^"
+            + DISK
+            + " ' "
+            + cgroupDir(pod, "Burstable")
+            + "/io.stat | tr ' ' '\\n' | sed -n 's/^wbytes=//p'";
+    eventuallyInGuest(
+        "a=$(" + bytes + "); sleep 1; b=$(" + bytes + "); test \"${b:-0}\" -gt \"${a:-0}\"",
+        Duration.ofMinutes(2),
+        pod + " writes to " + DISK);
+  }
+
+  /** Stops the fio processes in the pod's cgroup with SIGINT; fio then writes its report. */
+  void stopFio(String pod) throws Exception {
+    node.sh(
+        "for p in $(cat "
+            + cgroupDir(pod, "Burstable")
+            + "/*/cgroup.procs); do test \"$(cat /proc/$p/comm)\" = fio && kill -INT $p; done;"
+            + " true");
+  }
+
+  /** The latency loop's policy for the pods labelled ioqos-loop=yes, in {@code mode}. */
+  void loopPolicy(long targetUs, String mode) {
+    client
+        .resource(
+            client
+                .getKubernetesSerialization()
+                .unmarshal(
+                    String.join(
+                        "\n",
+                        "apiVersion: ioqos.dev/v1alpha1",
+                        "kind: IoPolicy",
+                        "metadata: {name: real-node-loop}",
+                        "spec:",
+                        "  mode: " + mode,
+                        "  priority: 10",
+                        "  namespaceSelector: {matchLabels: {ioqos-e2e: real-node}}",
+                        "  podSelector: {matchLabels: {ioqos-loop: \"yes\"}}",
+                        "  tiers:",
+                        "    - {name: protected, weight: 100, latencyTarget: " + targetUs + "us}",
+                        "    - {name: batch, weight: 100}",
+                        ""),
+                    IoPolicy.class))
+        .serverSideApply();
+  }
+
+  /** Bytes per second between two guest times (ms) from (time, bytes) samples. */
+  static double rate(List<long[]> samples, long from, long to) {
+    // The samples at the window's ends or just outside it (a loaded guest samples late).
+    long[] first =
+        samples.stream().filter(s -> s[0] <= from).reduce((a, b) -> b).orElse(samples.get(0));
+    long[] last =
+        samples.stream()
+            .filter(s -> s[0] >= to)
+            .findFirst()
+            .orElse(samples.get(samples.size() - 1));
+    if (last[0] <= first[0]) {
+      throw new AssertionError(
+          "no two samples between "
+              + from
+              + " and "
+              + to
+              + ": "
+              + samples.stream().map(java.util.Arrays::toString).toList());
+    }
+    return (last[1] - first[1]) * 1000.0 / (last[0] - first[0]);
+  }
+
+  List<Event> eventsWithReason(String pod, String reason) {
+    return events(pod).stream().filter(e -> reason.equals(e.getReason())).toList();
+  }
+
   /** The agent container's memory.current, read from its cgroup on the node, in MiB. */
   double agentMemoryMiB() throws Exception {
-    String bytes =
-        node.sh(
-            "p=$(pgrep -f 'ioqos.jar run' | head -1); cat /sys/fs/cgroup$(sed -n 's/^0:://p' /proc/$p/cgroup)/memory.current");
-    return Long.parseLong(bytes.trim()) / 1048576.0;
+    return Long.parseLong(agentCgroupFile("memory.current").trim()) / 1048576.0;
+  }
+
+  /** The agent container's CPU time so far (its cgroup's cpu.stat usage_usec), in seconds. */
+  double agentCpuSeconds() throws Exception {
+    return agentCgroupFile("cpu.stat")
+            .lines()
+            .filter(l -> l.startsWith("usage_usec "))
+            .mapToLong(l -> Long.parseLong(l.substring("usage_usec ".length()).trim()))
+            .findFirst()
+            .orElseThrow()
+        / 1e6;
+  }
+
+  /** A file of the agent container's cgroup on the node. */
+  String agentCgroupFile(String name) throws Exception {
+    return node.sh(
+        "p=$(pgrep -f 'ioqos.jar run' | head -1); cat /sys/fs/cgroup$(sed -n 's/^0:://p'"
+            + " /proc/$p/cgroup)/"
+            + name);
   }
 
   /**
@@ -503,17 +809,26 @@ abstract class RealNodeIT {
     return "/var/lib/kubelet/pods/" + uid(pod) + "/volumes/kubernetes.io~empty-dir/data";
   }
 
-  /** A figure of fio's first job in its JSON output, e.g. ("read", "iops"). */
-  static double fio(String json, String direction, String field) throws Exception {
-    var job =
-        new com.fasterxml.jackson.databind.ObjectMapper()
-            .readTree(json.substring(json.indexOf('{')))
-            .path("jobs")
-            .path(0);
-    if (!job.path(direction).has(field)) {
-      throw new AssertionError("fio printed no " + direction + "." + field + ": " + json);
+  /** fio's JSON output (what follows anything printed before it). */
+  static com.fasterxml.jackson.databind.JsonNode fioJson(String json) throws Exception {
+    return new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(json.substring(json.indexOf('{')));
+  }
+
+  /**
+   * A figure of fio's first job in its JSON output, e.g. ("read", "iops") or ("read", "clat_ns",
+   * "mean").
+   */
+  static double fio(String json, String direction, String... path) throws Exception {
+    var node = fioJson(json).path("jobs").path(0).path(direction);
+    for (String field : path) {
+      node = node.path(field);
     }
-    return job.path(direction).path(field).asDouble();
+    if (!node.isNumber()) {
+      throw new AssertionError(
+          "fio printed no " + direction + "." + String.join(".", path) + ": " + json);
+    }
+    return node.asDouble();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -636,6 +951,92 @@ abstract class RealNodeIT {
         .as("no new Applied Event for a pod whose values held across the restart")
         .isEqualTo(applied);
     assertThat(after.getMetadata().getName()).isNotEqualTo(before.getMetadata().getName());
+  }
+
+  @Test
+  @Order(21)
+  void anAgentKilledAtRandomMomentsOfTierChangesLeavesEveryPodAtItsTier() throws Exception {
+    // The fault suite's kill -9 (FaultIT) on the real node: a tier change, a random wait, SIGKILL
+    // of the agent's JVM; kubelet restarts the container. After each restart every pod's kernel
+    // files hold its tier (nothing lost), and db, whose tier never changes, is never reverted on
+    // the way (read every half second from the kill until after the restart: nothing stale).
+    long seed = Long.getLong("ioqos.fault.seed", System.nanoTime());
+    java.util.Random random = new java.util.Random(seed);
+    // One round by default: under emulation a restarted agent takes 3 to 6 minutes to be Ready
+    // (JVM start on the emulated CPU plus kubelet's crash-loop back-off). -Dioqos.realnode.kills=N
+    int rounds = Integer.getInteger("ioqos.realnode.kills", 1);
+    String db = cgroupDir("db", "Guaranteed");
+    String readDb = "cat " + db + "/io.max " + db + "/io.bfq.weight";
+    expectTier("db", "Guaranteed", HIGH, false);
+    String dbHeld = node.sh(readDb);
+    List<String> figures = new ArrayList<>();
+    int checked = 0;
+    for (int round = 1; round <= rounds; round++) {
+      boolean backupCapped = round % 2 == 0;
+      boolean webCapped = round % 2 == 1;
+      node.kubectl(
+          "annotate",
+          "pod",
+          "-n",
+          NS,
+          "backup",
+          "ioqos.dev/tier=" + (backupCapped ? "low" : "high"),
+          "--overwrite");
+      if (webCapped) {
+        node.kubectl("annotate", "pod", "-n", NS, "web", "ioqos.dev/tier=low", "--overwrite");
+      } else {
+        node.kubectl("annotate", "pod", "-n", NS, "web", "ioqos.dev/tier-");
+      }
+      long delay = random.nextInt(3000);
+      Thread.sleep(delay);
+      Pod before = awaitAgentReady(Duration.ofMinutes(1));
+      int restarts = before.getStatus().getContainerStatuses().get(0).getRestartCount();
+      node.sh(
+          "rm -f /tmp/dbheld; setsid sh -c 'echo $$ > /tmp/dbheld.pid; while :; do { "
+              + readDb
+              + "; echo ---; } >> /tmp/dbheld; sleep 0.5; done' >/dev/null 2>&1 < /dev/null &");
+      node.sh(AGENT_PID + " kill -9 $pid");
+      long t0 = System.nanoTime();
+      eventually(
+          () ->
+              agentPod()
+                  .filter(
+                      p ->
+                          ready(p)
+                              && p.getStatus().getContainerStatuses().get(0).getRestartCount()
+                                  > restarts)
+                  .orElse(null),
+          p -> p != null,
+          Duration.ofMinutes(6),
+          "kubelet restarts the killed agent's container and it becomes Ready");
+      double ready = (System.nanoTime() - t0) / 1e9;
+      expectTier("db", "Guaranteed", HIGH, false);
+      expectTier("backup", "Burstable", backupCapped ? LOW : HIGH, backupCapped);
+      expectTier("web", "BestEffort", webCapped ? LOW : STANDARD, webCapped);
+      checked += 3;
+      node.sh("sleep 3; kill $(cat /tmp/dbheld.pid)");
+      List<String> samples =
+          List.of(node.sh("cat /tmp/dbheld").split("---\n")).stream()
+              .filter(sample -> !sample.isBlank())
+              .toList();
+      assertThat(samples)
+          .as("db's files, read every 0.5 s from the kill until after the restart")
+          .isNotEmpty()
+          .allSatisfy(sample -> assertThat(sample.strip()).isEqualTo(dbHeld.strip()));
+      figures.add(
+          String.format(
+              "round %d: killed %d ms after the tier change, Ready again %.0f s later, db read %d"
+                  + " times meanwhile, unchanged",
+              round, delay, ready, samples.size()));
+    }
+    node.kubectl("annotate", "pod", "-n", NS, "backup", "ioqos.dev/tier=low", "--overwrite");
+    node.kubectl("annotate", "pod", "-n", NS, "web", "ioqos.dev/tier-");
+    expectTier("backup", "Burstable", LOW, true);
+    expectTier("web", "BestEffort", STANDARD, false);
+    say(
+        "kill -9 of the agent, %d rounds (seed %d): %d pod checks after the restarts, 0 stale, 0"
+            + " lost;%n%s",
+        rounds, seed, checked, String.join("\n", figures));
   }
 
   @Test
