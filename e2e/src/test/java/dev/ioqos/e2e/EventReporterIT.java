@@ -64,6 +64,10 @@ class EventReporterIT {
         .toList();
   }
 
+  static List<Event> eventsOf(String name, String reason, String message) {
+    return eventsOf(name, reason).stream().filter(e -> e.getMessage().equals(message)).toList();
+  }
+
   static Event onlyEvent(String name, String reason, int count) {
     return Eventually.value(
             () -> eventsOf(name, reason),
@@ -140,10 +144,7 @@ class EventReporterIT {
     Eventually.sleep(INTERVAL);
     reporter.post(pod, failed);
     Eventually.value(
-        () ->
-            eventsOf("failing", "ApplyFailed").stream()
-                .filter(e -> e.getMessage().equals("io.max: Invalid argument"))
-                .toList(),
+        () -> eventsOf("failing", "ApplyFailed", "io.max: Invalid argument"),
         events -> events.size() == 1 && events.get(0).getCount() == 5,
         Duration.ofSeconds(20),
         "the lost Event created again with count 5");
@@ -153,10 +154,7 @@ class EventReporterIT {
     Eventually.sleep(INTERVAL);
     reporter.post(pod, failed);
     Eventually.value(
-        () ->
-            eventsOf("failing", "ApplyFailed").stream()
-                .filter(e -> e.getMessage().equals("io.max: Invalid argument"))
-                .toList(),
+        () -> eventsOf("failing", "ApplyFailed", "io.max: Invalid argument"),
         events -> events.size() == 2 && events.stream().anyMatch(e -> e.getCount() == 1),
         Duration.ofSeconds(20),
         "a forgotten pod's Event starts again at 1");

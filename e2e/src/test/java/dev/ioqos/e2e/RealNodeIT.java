@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.ioqos.api.v1alpha1.IoNodeState;
 import dev.ioqos.api.v1alpha1.IoPolicy;
 import dev.ioqos.core.IoWeight;
+import dev.ioqos.testkit.Policies;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -684,28 +685,54 @@ abstract class RealNodeIT {
             + " true");
   }
 
+  /**
+   * Starts reading {@code read} (a guest command) every {@code seconds} in the guest by a loop of
+   * its own, whatever the guest's answers to the test cost; the samples go to /tmp/{@code name}.
+   */
+  void startReading(String name, String read, String seconds) throws Exception {
+    node.sh(
+        "rm -f /tmp/"
+            + name
+            + "; setsid sh -c 'echo $$ > /tmp/"
+            + name
+            + ".pid; while :; do { "
+            + read
+            + "; echo ---; } >> /tmp/"
+            + name
+            + "; sleep "
+            + seconds
+            + "; done' >/dev/null 2>&1 < /dev/null & sleep "
+            + seconds);
+  }
+
+  /** Stops the loop {@link #startReading} started and returns its samples, oldest first. */
+  List<String> stopReading(String name) throws Exception {
+    node.sh("kill $(cat /tmp/" + name + ".pid)");
+    return List.of(node.sh("cat /tmp/" + name).split("---\n")).stream()
+        .filter(sample -> !sample.isBlank())
+        .toList();
+  }
+
   /** The latency loop's policy for the pods labelled ioqos-loop=yes, in {@code mode}. */
   void loopPolicy(long targetUs, String mode) {
     client
         .resource(
-            client
-                .getKubernetesSerialization()
-                .unmarshal(
-                    String.join(
-                        "\n",
-                        "apiVersion: ioqos.dev/v1alpha1",
-                        "kind: IoPolicy",
-                        "metadata: {name: real-node-loop}",
-                        "spec:",
-                        "  mode: " + mode,
-                        "  priority: 10",
-                        "  namespaceSelector: {matchLabels: {ioqos-e2e: real-node}}",
-                        "  podSelector: {matchLabels: {ioqos-loop: \"yes\"}}",
-                        "  tiers:",
-                        "    - {name: protected, weight: 100, latencyTarget: " + targetUs + "us}",
-                        "    - {name: batch, weight: 100}",
-                        ""),
-                    IoPolicy.class))
+            Policies.load(
+                client,
+                String.join(
+                    "\n",
+                    "apiVersion: ioqos.dev/v1alpha1",
+                    "kind: IoPolicy",
+                    "metadata: {name: real-node-loop}",
+                    "spec:",
+                    "  mode: " + mode,
+                    "  priority: 10",
+                    "  namespaceSelector: {matchLabels: {ioqos-e2e: real-node}}",
+                    "  podSelector: {matchLabels: {ioqos-loop: \"yes\"}}",
+                    "  tiers:",
+                    "    - {name: protected, weight: 100, latencyTarget: " + targetUs + "us}",
+                    "    - {name: batch, weight: 100}",
+                    "")))
         .serverSideApply();
   }
 
@@ -894,17 +921,9 @@ abstract class RealNodeIT {
     String held = node.sh(read);
     // Read every second in the guest by a loop of its own, whatever the guest's answers to the
     // test cost, from before the API server stops until it answers again.
-    node.sh(
-        "rm -f /tmp/held; setsid sh -c 'echo $$ > /tmp/held.pid; while :; do { "
-            + read
-            + "; echo ---; } >> /tmp/held; sleep 1; done' >/dev/null 2>&1 < /dev/null &"
-            + " sleep 1");
+    startReading("held", read, "1");
     Duration outage = node.restartApiServer(Duration.ofSeconds(20));
-    node.sh("kill $(cat /tmp/held.pid)");
-    List<String> samples =
-        List.of(node.sh("cat /tmp/held").split("---\n")).stream()
-            .filter(sample -> !sample.isBlank())
-            .toList();
+    List<String> samples = stopReading("held");
     say(
         "kube-apiserver stopped and restarted: unreachable %.1f s, the pods' files read %d times"
             + " meanwhile, unchanged",
@@ -991,10 +1010,7 @@ abstract class RealNodeIT {
       Thread.sleep(delay);
       Pod before = awaitAgentReady(Duration.ofMinutes(1));
       int restarts = before.getStatus().getContainerStatuses().get(0).getRestartCount();
-      node.sh(
-          "rm -f /tmp/dbheld; setsid sh -c 'echo $$ > /tmp/dbheld.pid; while :; do { "
-              + readDb
-              + "; echo ---; } >> /tmp/dbheld; sleep 0.5; done' >/dev/null 2>&1 < /dev/null &");
+      startReading("dbheld", readDb, "0.5");
       node.sh(AGENT_PID + " kill -9 $pid");
       long t0 = System.nanoTime();
       eventually(
@@ -1014,11 +1030,8 @@ abstract class RealNodeIT {
       expectTier("backup", "Burstable", backupCapped ? LOW : HIGH, backupCapped);
       expectTier("web", "BestEffort", webCapped ? LOW : STANDARD, webCapped);
       checked += 3;
-      node.sh("sleep 3; kill $(cat /tmp/dbheld.pid)");
-      List<String> samples =
-          List.of(node.sh("cat /tmp/dbheld").split("---\n")).stream()
-              .filter(sample -> !sample.isBlank())
-              .toList();
+      node.sh("sleep 3");
+      List<String> samples = stopReading("dbheld");
       assertThat(samples)
           .as("db's files, read every 0.5 s from the kill until after the restart")
           .isNotEmpty()

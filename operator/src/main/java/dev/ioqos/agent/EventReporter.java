@@ -66,7 +66,10 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
     final String reason;
     final String message;
     final Instant first;
-    int count = 1;
+
+    /** Occurrences so far: the Events seen, or for the summary the Events turned away. */
+    int count;
+
     Instant lastSeen;
     Instant lastWritten;
 
@@ -164,7 +167,7 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
           return;
         }
         unwritten.remove(key);
-        write(known, now);
+        write(known, now, known.message);
         return;
       }
       if (!budget.admit(event.type(), reason)) {
@@ -172,8 +175,9 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
         return;
       }
       Series fresh = new Series(podReference(pod), pod.name(), event.type(), reason, text, now);
+      fresh.count = 1;
       series.put(key, fresh);
-      write(fresh, now);
+      write(fresh, now, text);
     }
   }
 
@@ -187,12 +191,14 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
         .build();
   }
 
-  /** Queues the write of a series' count as it stands now; called holding {@link #series}. */
-  private void write(Series one, Instant now) {
+  /**
+   * Queues the write of a series' count as it stands now, with {@code message} (the summary's
+   * changes); called holding {@link #series}.
+   */
+  private void write(Series one, Instant now, String message) {
     one.lastWritten = now;
     int count = one.count;
     Instant lastSeen = one.lastSeen;
-    String message = one.message;
     if (!poster.isShutdown()) {
       poster.execute(() -> store(one, count, lastSeen, message));
     }
@@ -307,7 +313,7 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
           keys.remove();
         } else if (!one.lastWritten.plus(interval).isAfter(now) && budget.take(one.type)) {
           keys.remove();
-          write(one, now);
+          write(one, now, one.message);
         }
       }
     }
@@ -325,16 +331,10 @@ public final class EventReporter implements PodEventSink, AutoCloseable {
                     drained.warnings() ? PodEvent.Type.Warning : PodEvent.Type.Normal;
                 if (summary == null || summary.type != type) {
                   summary = new Series(nodeReference(), nodeName, type, SUMMARY_REASON, "", now);
-                  summary.count = 0;
                 }
                 summary.count += drained.count();
                 summary.lastSeen = now;
-                int count = summary.count;
-                Series one = summary;
-                one.lastWritten = now;
-                if (!poster.isShutdown()) {
-                  poster.execute(() -> store(one, count, now, drained.message()));
-                }
+                write(summary, now, drained.message());
               }
             });
   }
