@@ -11,7 +11,8 @@ import java.util.Map;
  * Narrows a controller's primary informer to one node's pods with the server-side field selector
  * {@code spec.nodeName=<node>}: each agent lists and watches only its own node's pods, so the API
  * server's cost per agent does not grow with the cluster. JOSDK 5.2's overrider has no field
- * selector setter, so the configuration is rebuilt around a new informer configuration.
+ * selector setter, so the configuration is rebuilt around a new informer configuration. Its cache
+ * keeps the pods trimmed ({@link TrimmedStore}).
  */
 public final class NodeScope {
   public static final String NODE_NAME_FIELD = "spec.nodeName";
@@ -27,6 +28,7 @@ public final class NodeScope {
         InformerConfiguration.builder(base.getInformerConfig())
             .withFieldSelector(
                 new FieldSelector(new FieldSelector.Field(NODE_NAME_FIELD, nodeName)))
+            .withItemStore(new TrimmedStore<>())
             .buildForController();
     return new ResolvedControllerConfiguration<>(
         base.getName(),

@@ -68,6 +68,7 @@ public final class PodReconciler implements Reconciler<Pod> {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(IoPolicy.class, Pod.class)
                 .withName("iopolicies")
+                .withItemStore(new TrimmedStore<>())
                 .withSecondaryToPrimaryMapper(policy -> allPods(context))
                 // Only the spec decides (the generation counts its changes): the aggregator's
                 // status writes must not make every node reconcile every pod.
@@ -82,6 +83,7 @@ public final class PodReconciler implements Reconciler<Pod> {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Namespace.class, Pod.class)
                 .withName("namespaces")
+                .withItemStore(new TrimmedStore<>())
                 // Only a namespace's labels decide (namespaceSelector).
                 .withOnUpdateFilter(
                     (updated, old) ->
