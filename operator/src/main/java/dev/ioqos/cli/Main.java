@@ -76,7 +76,35 @@ public final class Main {
     return exit;
   }
 
-  private static String sentence(Throwable error) {
+  /**
+   * The error's message, followed by each cause that adds something to it: a client library's
+   * generic "An error has occurred." says nothing without its cause (a refused connection, a
+   * missing class). Wrappers whose message is only their cause's are skipped.
+   */
+  static String sentence(Throwable error) {
+    StringBuilder text = new StringBuilder(message(error));
+    java.util.List<String> causes = new java.util.ArrayList<>();
+    Throwable cause = error.getCause();
+    for (int depth = 0; cause != null && depth < 20; depth++) {
+      String said = cause.getMessage();
+      String name = cause.getClass().getSimpleName();
+      boolean wrapper = cause.getCause() != null && cause.getCause().toString().equals(said);
+      if (said == null || said.isBlank()) {
+        causes.add(name);
+      } else if (!wrapper
+          && !text.toString().contains(said)
+          && !String.join(" ", causes).contains(said)) {
+        causes.add(name + ": " + said);
+      }
+      cause = cause.getCause() == cause ? null : cause.getCause();
+    }
+    if (!causes.isEmpty()) {
+      text.append(" (caused by ").append(String.join("; ", causes)).append(')');
+    }
+    return text.toString();
+  }
+
+  private static String message(Throwable error) {
     String message = error.getMessage();
     return message == null || message.isBlank() ? error.getClass().getSimpleName() : message;
   }

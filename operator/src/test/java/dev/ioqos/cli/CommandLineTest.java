@@ -199,4 +199,29 @@ class CommandLineTest {
         .isEqualTo(
             "ioqos device: /run/containerd is on tmpfs (mounted at /run), which has no block device");
   }
+
+  @Test
+  void anErrorLineNamesTheCausesItsMessageDoesNotAlreadySay() {
+    // fabric8's KubernetesClientException says only this when the API server cannot be reached.
+    assertThat(
+            Main.sentence(
+                new IllegalStateException(
+                    "An error has occurred.", new java.net.ConnectException("Connection refused"))))
+        .isEqualTo("An error has occurred. (caused by ConnectException: Connection refused)");
+    assertThat(
+            Main.sentence(
+                new IllegalStateException(
+                    "An error has occurred.",
+                    new NoClassDefFoundError("io/fabric8/kubernetes/api/model/apps/Deployment"))))
+        .isEqualTo(
+            "An error has occurred. (caused by NoClassDefFoundError:"
+                + " io/fabric8/kubernetes/api/model/apps/Deployment)");
+    java.io.IOException io = new java.io.IOException("disk full");
+    assertThat(Main.sentence(new IllegalStateException("cannot write the ledger: disk full", io)))
+        .isEqualTo("cannot write the ledger: disk full");
+    assertThat(Main.sentence(new IllegalStateException("stopped", new InterruptedException())))
+        .isEqualTo("stopped (caused by InterruptedException)");
+    assertThat(Main.sentence(new IllegalArgumentException((String) null)))
+        .isEqualTo("IllegalArgumentException");
+  }
 }
