@@ -482,9 +482,11 @@ abstract class RealNodeIT {
     stopFio("lwriter");
     awaitExec("lwriter");
 
-    // Now the tiers exist: the reader protected at twice its solo mean latency (at least 200 us),
+    // Now the tiers exist: the reader protected at 1.5x its solo mean latency (at least 200 us),
     // first in dry run: the loop computes (the agent's CPU as with the loop), writes nothing.
-    long targetUs = Math.max(200, Math.round(2 * soloMeanUs));
+    // 1.5x, not 2x: a solo run slowed by the loaded emulated node gave a target that contention
+    // barely exceeded, and the loop had nothing to correct (CI, systemd node).
+    long targetUs = Math.max(200, Math.round(1.5 * soloMeanUs));
     loopPolicy(targetUs, "DryRun");
     try {
       eventually(
@@ -613,7 +615,7 @@ abstract class RealNodeIT {
       double dryIops = fio(dry, "read", "iops");
       double loopIops = fio(loop, "read", "iops");
       say(
-          "latency loop, real pods (target %d us = 2x the solo mean): reader %.0f IOPS alone (mean %.0f"
+          "latency loop, real pods (target %d us = 1.5x the solo mean): reader %.0f IOPS alone (mean %.0f"
               + " us, p99 %.2f ms); next to the writer, no loop policy: %.0f (%.0f%%, mean %.0f us,"
               + " p99 %.2f ms); the loop in dry run (the control): %.0f (%.0f%%, mean %.0f us, p99"
               + " %.2f ms); with the agent's loop: %.0f (%.0f%%, mean %.0f us, p99 %.2f ms)",
