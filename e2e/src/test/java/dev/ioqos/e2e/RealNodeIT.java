@@ -573,6 +573,7 @@ abstract class RealNodeIT {
                         f[2].equals("max") ? -1 : Long.parseLong(f[2])
                       })
               .toList();
+      List<String> shownSamples = samples.stream().map(java.util.Arrays::toString).toList();
       long firstThrottle =
           samples.stream()
               .filter(x -> x[0] >= readerStart && x[2] >= 0)
@@ -601,7 +602,7 @@ abstract class RealNodeIT {
           .as(
               () ->
                   "the loop throttled the writer while the reader read (writer samples "
-                      + samples.stream().map(java.util.Arrays::toString).toList()
+                      + shownSamples
                       + ")"
                       + diagnosis())
           .isNotEmpty();
@@ -659,9 +660,7 @@ abstract class RealNodeIT {
           100 * contendedCpu,
           100 * idleCpu);
       assertThat(firstThrottle)
-          .as(
-              "a cap on the writer while the reader read, in the samples: %s",
-              samples.stream().map(java.util.Arrays::toString).toList())
+          .as("a cap on the writer while the reader read, in the samples: %s", shownSamples)
           .isBetween(0L, readerEnd - readerStart);
       assertThat(loopIops)
           .as("the reader with the loop against the same reader with the loop in dry run")

@@ -82,26 +82,22 @@ public final class Main {
    * missing class). Wrappers whose message is only their cause's are skipped.
    */
   static String sentence(Throwable error) {
-    StringBuilder text = new StringBuilder(message(error));
-    java.util.List<String> causes = new java.util.ArrayList<>();
-    Throwable cause = error.getCause();
-    for (int depth = 0; cause != null && depth < 20; depth++) {
+    String first = message(error);
+    StringBuilder causes = new StringBuilder();
+    int depth = 0;
+    for (Throwable cause = error.getCause();
+        cause != null && depth++ < 20;
+        cause = cause.getCause()) {
       String said = cause.getMessage();
       String name = cause.getClass().getSimpleName();
       boolean wrapper = cause.getCause() != null && cause.getCause().toString().equals(said);
       if (said == null || said.isBlank()) {
-        causes.add(name);
-      } else if (!wrapper
-          && !text.toString().contains(said)
-          && !String.join(" ", causes).contains(said)) {
-        causes.add(name + ": " + said);
+        causes.append("; ").append(name);
+      } else if (!wrapper && !first.contains(said) && causes.indexOf(said) < 0) {
+        causes.append("; ").append(name).append(": ").append(said);
       }
-      cause = cause.getCause() == cause ? null : cause.getCause();
     }
-    if (!causes.isEmpty()) {
-      text.append(" (caused by ").append(String.join("; ", causes)).append(')');
-    }
-    return text.toString();
+    return causes.isEmpty() ? first : first + " (caused by " + causes.substring(2) + ")";
   }
 
   private static String message(Throwable error) {
