@@ -57,7 +57,7 @@ public class CgroupFiles {
       while (channel.read(buffer) >= 0) {
         buffer = into.filled();
       }
-      into.filled();
+      into.done();
     } catch (IOException e) {
       throw KernelAnswers.classify(e, path, null);
     }

@@ -16,7 +16,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -207,11 +206,8 @@ public final class AgentMetrics implements AutoCloseable {
       text = new Exposition(64 * 1024);
     }
     text.reset();
-    try {
-      registry.scrape(text.stream(), CONTENT_TYPE);
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing to memory failed", e);
-    }
+    // The registry's snapshots in the library's text, written without its char-by-char writer.
+    SnapshotText.write(registry.getPrometheusRegistry().scrape(), text);
     pods.render(text);
     return text;
   }

@@ -33,6 +33,28 @@ class CgroupFilesTest {
   }
 
   @Test
+  void aReusedBufferHoldsEachFileWholeWhetherLargerOrSmallerThanBefore() throws Exception {
+    // A node with many disks prints an io.stat longer than the buffer: it grows while reading.
+    StringBuilder many = new StringBuilder();
+    for (int minor = 0; minor < 200; minor++) {
+      many.append("8:")
+          .append(minor)
+          .append(" rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n");
+    }
+    files.write(pod, IoFile.IO_STAT, List.of(many.toString().strip()));
+    ReadBuffer buffer = new ReadBuffer(64);
+
+    files.read(pod, IoFile.IO_STAT, buffer);
+    assertThat(buffer.text()).isEqualTo(many.toString());
+
+    files.write(
+        pod, IoFile.IO_STAT, List.of("254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0"));
+    files.read(pod, IoFile.IO_STAT, buffer);
+    assertThat(buffer.text()).isEqualTo("254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n");
+    assertThat(buffer.length()).isEqualTo(buffer.text().length());
+  }
+
+  @Test
   void writesEachLineAndReplacesTheFixtureContent() throws Exception {
     files.write(pod, IoFile.IO_WEIGHT, List.of("default 500", "254:0 200"));
 
