@@ -225,6 +225,9 @@ public final class Agent implements AutoCloseable {
         this::loopSafely, loopMillis, loopMillis, TimeUnit.MILLISECONDS);
     periodic.scheduleWithFixedDelay(
         this::resyncSafely, resyncMillis, resyncMillis, TimeUnit.MILLISECONDS);
+    // A slice weight re-written behind ioqos's back (systemd, every minute on a systemd node) is
+    // repaired within a second rather than at the next resync.
+    periodic.scheduleWithFixedDelay(this::sliceDriftSafely, 1, 1, TimeUnit.SECONDS);
     LOG.info(
         "ioqos agent started on node {} (dry run: {}, iocost opt-in: {})",
         config.nodeName(),
@@ -312,6 +315,16 @@ public final class Agent implements AutoCloseable {
       runSliceStep();
     } catch (RuntimeException e) {
       LOG.error("periodic resync failed", e);
+    }
+  }
+
+  private void sliceDriftSafely() {
+    try {
+      if (sliceStep.drifted()) {
+        runSliceStep();
+      }
+    } catch (RuntimeException e) {
+      LOG.error("QoS slice drift check failed", e);
     }
   }
 

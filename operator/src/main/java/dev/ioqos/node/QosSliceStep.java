@@ -166,6 +166,37 @@ public final class QosSliceStep {
     }
   }
 
+  /**
+   * Whether a slice weight ioqos wrote no longer holds: one small read per recorded slice file,
+   * nothing written. On a systemd node kubelet's QoS manager updates the slices' units every minute
+   * and systemd re-applies their properties, which puts io.bfq.weight or io.weight back to the
+   * unit's default; checked every second, the agent repairs that within a second instead of at the
+   * next resync. False in a dry run and when nothing is recorded; a slice that cannot be read is
+   * left to {@link #run()}, which reports it.
+   */
+  public boolean drifted() {
+    Optional<CgroupTree> tree = engine.tree();
+    if (dryRun || tree.isEmpty()) {
+      return false;
+    }
+    for (SliceLedger.Entry entry : slices.entries()) {
+      for (WeightRange range : WeightRange.values()) {
+        if (!range.fileName().equals(entry.file())) {
+          continue;
+        }
+        try {
+          CgroupDir dir = tree.get().below(entry.cgroupPath());
+          if (writer().readWeight(dir, range).defaultWeight() != entry.written()) {
+            return true;
+          }
+        } catch (CgroupIoException e) {
+          // Gone or unreadable: the next run says so.
+        }
+      }
+    }
+    return false;
+  }
+
   /** Runs the step once. */
   public synchronized Report run() {
     Run run = new Run(dryRun);

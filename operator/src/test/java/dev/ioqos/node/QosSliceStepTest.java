@@ -145,6 +145,28 @@ class QosSliceStepTest {
   }
 
   @Test
+  void theCheapCheckSeesASliceRewrittenBehindIoqossBackAndWritesNothing() throws IOException {
+    assertThat(step.drifted()).as("nothing recorded yet").isFalse();
+    step.run();
+    assertThat(step.drifted()).as("as written").isFalse();
+
+    // What systemd does to a slice every minute on a systemd node: the unit's default again.
+    Files.writeString(cgroup.resolve(BEST_EFFORT).resolve("io.bfq.weight"), "default 100\n");
+
+    assertThat(step.drifted()).isTrue();
+    assertThat(weight(BEST_EFFORT, "io.bfq.weight"))
+        .as("the check writes nothing")
+        .isEqualTo("default 100");
+    assertThat(new QosSliceStep(engine, slices, ledger, true).drifted())
+        .as("a dry run repairs nothing, so it sees no drift")
+        .isFalse();
+    bumpIo();
+    step.run();
+    assertThat(step.drifted()).isFalse();
+    assertThat(weight(BEST_EFFORT, "io.bfq.weight")).isEqualTo("default 163");
+  }
+
+  @Test
   void aSteadyNodeWritesNothing() throws IOException {
     step.run();
     bumpIo();
