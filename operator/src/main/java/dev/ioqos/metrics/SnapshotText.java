@@ -24,7 +24,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Writes the meter registry's snapshots into an {@link Exposition} in the Prometheus text format
@@ -132,11 +134,7 @@ final class SnapshotText {
       return false;
     }
     metadata(name, "counter", metadata, out);
-    for (CounterSnapshot.CounterDataPointSnapshot point : snapshot.getDataPoints()) {
-      nameAndLabels(name, point.getLabels(), null, 0, out);
-      number(point.getValue(), out);
-      out.append((byte) '\n');
-    }
+    values(name, snapshot.getDataPoints(), CounterSnapshot.CounterDataPointSnapshot::getValue, out);
     return true;
   }
 
@@ -148,12 +146,18 @@ final class SnapshotText {
       return false;
     }
     metadata(name, "gauge", metadata, out);
-    for (GaugeSnapshot.GaugeDataPointSnapshot point : snapshot.getDataPoints()) {
+    values(name, snapshot.getDataPoints(), GaugeSnapshot.GaugeDataPointSnapshot::getValue, out);
+    return true;
+  }
+
+  /** One line per point: name, labels, value. */
+  private static <P extends DataPointSnapshot> void values(
+      String name, List<P> points, ToDoubleFunction<P> value, Exposition out) {
+    for (P point : points) {
       nameAndLabels(name, point.getLabels(), null, 0, out);
-      number(point.getValue(), out);
+      number(value.applyAsDouble(point), out);
       out.append((byte) '\n');
     }
-    return true;
   }
 
   private static void histogram(HistogramSnapshot snapshot, Exposition out) {
