@@ -43,6 +43,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class RealNodeIT {
+  /** The reader's latency target in the loop test, as a multiple of its solo mean. */
+  static final double LOOP_TARGET_FACTOR = 1.5;
+
   static final String NS = "real-node";
   static final String AGENT_NS = "ioqos-system";
   static final String DISK = "254:16"; // vdb: kubelet's root dir is on its partition vdb1
@@ -486,7 +489,7 @@ abstract class RealNodeIT {
     // first in dry run: the loop computes (the agent's CPU as with the loop), writes nothing.
     // 1.5x, not 2x: a solo run slowed by the loaded emulated node gave a target that contention
     // barely exceeded, and the loop had nothing to correct (CI, systemd node).
-    long targetUs = Math.max(200, Math.round(1.5 * soloMeanUs));
+    long targetUs = Math.max(200, Math.round(LOOP_TARGET_FACTOR * soloMeanUs));
     loopPolicy(targetUs, "DryRun");
     try {
       eventually(
@@ -616,11 +619,12 @@ abstract class RealNodeIT {
       double dryIops = fio(dry, "read", "iops");
       double loopIops = fio(loop, "read", "iops");
       say(
-          "latency loop, real pods (target %d us = 1.5x the solo mean): reader %.0f IOPS alone (mean %.0f"
+          "latency loop, real pods (target %d us = %.1fx the solo mean): reader %.0f IOPS alone (mean %.0f"
               + " us, p99 %.2f ms); next to the writer, no loop policy: %.0f (%.0f%%, mean %.0f us,"
               + " p99 %.2f ms); the loop in dry run (the control): %.0f (%.0f%%, mean %.0f us, p99"
               + " %.2f ms); with the agent's loop: %.0f (%.0f%%, mean %.0f us, p99 %.2f ms)",
           targetUs,
+          LOOP_TARGET_FACTOR,
           soloIops,
           soloMeanUs,
           fio(solo, "read", "clat_ns", "percentile", "99.000000") / 1e6,

@@ -1,5 +1,7 @@
 package dev.ioqos.core;
 
+import java.util.Optional;
+
 /** The valid weights of a weight file: io.weight (iocost) takes 1..10000, io.bfq.weight 1..1000. */
 public enum WeightRange {
   // Measured: io.weight "default 0" and "default 10001" -> EINVAL.
@@ -17,6 +19,16 @@ public enum WeightRange {
     this.fileName = fileName;
     this.min = min;
     this.max = max;
+  }
+
+  /** The range of the weight file named {@code fileName}, if it is one. */
+  public static Optional<WeightRange> ofFile(String fileName) {
+    for (WeightRange range : values()) {
+      if (range.fileName.equals(fileName)) {
+        return Optional.of(range);
+      }
+    }
+    return Optional.empty();
   }
 
   /** The cgroupfs file these weights go to. */

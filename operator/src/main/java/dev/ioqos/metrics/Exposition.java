@@ -78,6 +78,17 @@ final class Exposition {
     return this;
   }
 
+  /** {@code text} in UTF-8 (byte by byte while it is ASCII, the usual case). */
+  Exposition appendText(String text) {
+    int length = text.length();
+    for (int i = 0; i < length; i++) {
+      if (text.charAt(i) >= 0x80) {
+        return append(utf8(text));
+      }
+    }
+    return appendAscii(text);
+  }
+
   /** {@code value} as {@link Double#toString(double)} prints it. */
   Exposition value(double value) {
     return appendAscii(Double.toString(value));
@@ -187,13 +198,21 @@ final class Exposition {
    * Prometheus's client writes them.
    */
   static String escape(String value) {
+    return escape(value, true);
+  }
+
+  /**
+   * {@code value} with backslash and line feed escaped, and the double quote too when {@code
+   * quotes} (a label value; a HELP text keeps its quotes). The same String when nothing needs it.
+   */
+  static String escape(String value, boolean quotes) {
     StringBuilder out = null;
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       String replacement =
           switch (c) {
             case '\\' -> "\\\\";
-            case '"' -> "\\\"";
+            case '"' -> quotes ? "\\\"" : null;
             case '\n' -> "\\n";
             default -> null;
           };

@@ -22,10 +22,7 @@ import io.prometheus.metrics.model.snapshots.Quantile;
 import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -76,12 +73,15 @@ final class SnapshotText {
     }
   }
 
+  /** The snapshots come sorted by name: a name given twice is given by neighbours. */
   private static boolean hasDuplicateNames(MetricSnapshots snapshots) {
-    Set<String> names = new HashSet<>();
+    String previous = null;
     for (MetricSnapshot snapshot : snapshots) {
-      if (!names.add(snapshot.getMetadata().getPrometheusName())) {
+      String name = snapshot.getMetadata().getPrometheusName();
+      if (name.equals(previous)) {
         return true;
       }
+      previous = name;
     }
     return false;
   }
@@ -232,8 +232,7 @@ final class SnapshotText {
     String help = metadata.getHelp();
     if (help != null && !help.isEmpty()) {
       out.appendAscii("# HELP ").appendAscii(name).append((byte) ' ');
-      escaped(help, false, out);
-      out.append((byte) '\n');
+      out.appendText(Exposition.escape(help, false)).append((byte) '\n');
     }
     out.appendAscii("# TYPE ").appendAscii(name).append((byte) ' ').appendAscii(type);
     out.append((byte) '\n');
@@ -250,8 +249,7 @@ final class SnapshotText {
           out.append((byte) ',');
         }
         out.appendAscii(getSnapshotLabelName(labels, i, SCHEME)).appendAscii("=\"");
-        escaped(labels.getValue(i), true, out);
-        out.append((byte) '"');
+        out.appendText(Exposition.escape(labels.getValue(i))).append((byte) '"');
       }
       if (extraName != null) {
         if (!labels.isEmpty()) {
@@ -279,48 +277,6 @@ final class SnapshotText {
 
   private static void integer(long value, Exposition out) {
     out.appendAscii(Long.toString(value));
-  }
-
-  /**
-   * {@code text} in UTF-8 with backslash and line feed escaped, and the double quote too in a label
-   * value.
-   */
-  private static void escaped(String text, boolean labelValue, Exposition out) {
-    int length = text.length();
-    for (int i = 0; i < length; i++) {
-      char c = text.charAt(i);
-      if (c >= 0x80) {
-        // Not ASCII: the rest through a String (rare: help texts and label values are ASCII).
-        out.append(escape(text.substring(i), labelValue).getBytes(StandardCharsets.UTF_8));
-        return;
-      }
-      switch (c) {
-        case '\\' -> out.appendAscii("\\\\");
-        case '\n' -> out.appendAscii("\\n");
-        case '"' -> {
-          if (labelValue) {
-            out.appendAscii("\\\"");
-          } else {
-            out.append((byte) c);
-          }
-        }
-        default -> out.append((byte) c);
-      }
-    }
-  }
-
-  private static String escape(String text, boolean labelValue) {
-    StringBuilder escaped = new StringBuilder(text.length() + 8);
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '\\' -> escaped.append("\\\\");
-        case '\n' -> escaped.append("\\n");
-        case '"' -> escaped.append(labelValue ? "\\\"" : "\"");
-        default -> escaped.append(c);
-      }
-    }
-    return escaped.toString();
   }
 
   private static void library(MetricSnapshot snapshot, Exposition out) {

@@ -180,18 +180,17 @@ public final class QosSliceStep {
       return false;
     }
     for (SliceLedger.Entry entry : slices.entries()) {
-      for (WeightRange range : WeightRange.values()) {
-        if (!range.fileName().equals(entry.file())) {
-          continue;
+      Optional<WeightRange> range = WeightRange.ofFile(entry.file());
+      try {
+        if (range.isPresent()
+            && writer()
+                    .readWeight(tree.get().below(entry.cgroupPath()), range.get())
+                    .defaultWeight()
+                != entry.written()) {
+          return true;
         }
-        try {
-          CgroupDir dir = tree.get().below(entry.cgroupPath());
-          if (writer().readWeight(dir, range).defaultWeight() != entry.written()) {
-            return true;
-          }
-        } catch (CgroupIoException e) {
-          // Gone or unreadable: the next run says so.
-        }
+      } catch (CgroupIoException e) {
+        // Gone or unreadable: the next run says so.
       }
     }
     return false;
