@@ -19,7 +19,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -265,20 +264,21 @@ class MetricsIT extends AgentTestSupport {
     return values;
   }
 
-  /** Replaces the pod's io.stat as a whole, as a reader of the kernel's file sees it. */
+  /**
+   * Gives the pod's io.stat new content in place, as the kernel's file changes: the agent keeps the
+   * file open from scrape to scrape and reads it again from offset 0.
+   */
   private void ioStat(Pod pod, long writtenBytes) {
     Path dir = node.podDir(uid(pod), QosClass.BURSTABLE);
     try {
-      Path next = dir.resolve("io.stat.next");
       Files.writeString(
-          next,
+          dir.resolve("io.stat"),
           "254:0 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"
               + "254:16 rbytes=0 wbytes="
               + writtenBytes
               + " rios=0 wios="
               + writtenBytes / 4096
               + " dbytes=0 dios=0\n");
-      Files.move(next, dir.resolve("io.stat"), StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -369,6 +371,46 @@ abstract class RealNodeIT {
         "capped writer pod (fio, direct): %.2f MiB/s against a cap of %.0f MiB/s",
         bytesPerSecond / 1048576.0, CAP_BPS / 1048576.0);
     assertThat((double) bytesPerSecond).isBetween(CAP_BPS * 0.95, CAP_BPS * 1.05);
+
+    // The agent keeps each pod's io.stat open from scrape to scrape and reads it again at offset 0
+    // (HeldFile): a scrape, 16 MiB more written by the pod, a scrape again; each must show what the
+    // kernel counts at that moment.
+    String scrape = scrape(awaitAgentReady(Duration.ofMinutes(1)).getStatus().getPodIP());
+    String stat = cgroupDir("writer", "Burstable") + "/io.stat";
+    String kernel = "grep '^" + DISK + " ' " + stat + " | tr ' ' '\\n' | sed -n 's/^wbytes=//p'";
+    long[] first = {Long.parseLong(node.sh(kernel).trim()), 0};
+    double scraped = writtenBytes(node.sh(scrape), "writer");
+    first[1] = Long.parseLong(node.sh(kernel).trim());
+    exec(
+        "writer",
+        "fio --name=more --filename=/data/more --rw=write --bs=1M --size=16M --direct=1",
+        false);
+    long[] second = {Long.parseLong(node.sh(kernel).trim()), 0};
+    double again = writtenBytes(node.sh(scrape), "writer");
+    second[1] = Long.parseLong(node.sh(kernel).trim());
+    say(
+        "the writer's wbytes on %s as scraped: %.0f (kernel %d..%d), then after 16 MiB more %.0f"
+            + " (kernel %d..%d)",
+        DISK, scraped, first[0], first[1], again, second[0], second[1]);
+    assertThat(scraped).isBetween((double) first[0], (double) first[1]);
+    assertThat(again)
+        .as("the second scrape reads the kept-open io.stat afresh")
+        .isBetween((double) second[0], (double) second[1])
+        .isGreaterThanOrEqualTo(scraped + 16 * 1048576.0);
+  }
+
+  /** The pod's {@code ioqos_pod_io_written_bytes_total} on {@link #DISK} in a scrape's text. */
+  static double writtenBytes(String metrics, String pod) {
+    Matcher line =
+        Pattern.compile(
+                "(?m)^ioqos_pod_io_written_bytes_total\\{device=\""
+                    + DISK
+                    + "\",[^}]*pod=\""
+                    + pod
+                    + "\"[^}]*} (\\S+)$")
+            .matcher(metrics);
+    assertThat(line.find()).as("%s's written bytes on %s in:%n%s", pod, DISK, metrics).isTrue();
+    return Double.parseDouble(line.group(1));
   }
 
   @Test

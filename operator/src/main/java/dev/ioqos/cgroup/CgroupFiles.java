@@ -64,6 +64,18 @@ public class CgroupFiles {
   }
 
   /**
+   * Reads the whole of a file kept open between reads into {@code into}: one {@code pread(2)} from
+   * offset 0, no open and close (the metrics scrape's read of every pod's files).
+   */
+  public void read(HeldFile file, ReadBuffer into) throws CgroupIoException {
+    try {
+      file.readInto(into);
+    } catch (IOException e) {
+      throw KernelAnswers.classify(e, file.path(), null);
+    }
+  }
+
+  /**
    * Writes the lines in order, one write(2) each, stopping at the first the kernel refuses. The
    * exception names that line as the data written.
    */

@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -108,7 +107,7 @@ public final class AgentMetrics implements AutoCloseable {
       new JvmThreadMetrics().bindTo(registry);
       processCpu(registry);
       new UptimeMetrics().bindTo(registry);
-      new FileDescriptorMetrics().bindTo(registry);
+      ProcessFileMetrics.bind(registry, nanoClock);
     }
     this.readDuration =
         Timer.builder(READ_DURATION)
@@ -215,6 +214,7 @@ public final class AgentMetrics implements AutoCloseable {
   @Override
   public void close() {
     gc.close();
+    pods.close();
     registry.close();
   }
 }

@@ -4,6 +4,7 @@ import dev.ioqos.cgroup.CgroupDir;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.cgroup.HeldFile;
 import dev.ioqos.cgroup.IoFile;
 import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.DeviceId;
@@ -39,8 +40,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Cheap by construction: only the pods the agent was told about are read (no directory walk),
  * with plain reads (no fork), and each pod's io.stat and io.pressure are read at most once per
- * {@code maxAge}; that one snapshot serves every series of the pod in a scrape. State is bounded by
- * pods x disks of this node, and a pod's series go when it is forgotten.
+ * {@code maxAge}; that one snapshot serves every series of the pod in a scrape. The two files stay
+ * open from scrape to scrape ({@link HeldFile}: one {@code pread(2)} each, no open and close), so
+ * the agent holds two descriptors per managed pod. State is bounded by pods x disks of this node,
+ * and a pod's series and descriptors go when it is forgotten.
  *
  * <p>These are the bulk of a scrape (18 series per pod with two disks), so they bypass the meter
  * registry: the files are scanned as bytes ({@link IoStatScan}, {@link IoPressureScan}), each pod
@@ -207,14 +210,45 @@ public final class PodIoMetrics {
       TierState state,
       List<DeviceId> disks) {
     TrackedPod wanted = new TrackedPod(namespace, name, tier, cgroupPath);
+    TrackedPod[] replaced = new TrackedPod[1];
     TrackedPod current =
-        pods.compute(uid, (key, old) -> old != null && old.sameIdentity(wanted) ? old : wanted);
+        pods.compute(
+            uid,
+            (key, old) -> {
+              if (old != null && old.sameIdentity(wanted)) {
+                return old;
+              }
+              replaced[0] = old;
+              return wanted;
+            });
+    if (replaced[0] != null) {
+      replaced[0].close();
+    }
     current.update(state, applied.apply(uid), disks);
   }
 
-  /** Forgets a pod: its series vanish from the next scrape. */
+  /** Forgets a pod: its series vanish from the next scrape and its files are closed. */
   public void forget(String uid) {
-    pods.remove(uid);
+    TrackedPod gone = pods.remove(uid);
+    if (gone != null) {
+      gone.close();
+    }
+  }
+
+  /** Forgets every pod (the agent stops). */
+  public void close() {
+    for (String uid : pods.keySet()) {
+      forget(uid);
+    }
+  }
+
+  /** How many pod files are open now, kept for the next scrape (for tests). */
+  int openFiles() {
+    int open = 0;
+    for (TrackedPod pod : pods.values()) {
+      open += pod.openFiles();
+    }
+    return open;
   }
 
   /** The UIDs of the pods with series. */
@@ -414,6 +448,10 @@ public final class PodIoMetrics {
 
     // Guarded by this:
     private CgroupDir dir;
+    // The pod's io.stat and io.pressure, kept open from scrape to scrape once the cgroup is found.
+    private HeldFile statFile;
+    private HeldFile pressureFile;
+    private boolean closed;
     private TierState state;
     private IoSettings values;
     private List<DeviceId> disks;
@@ -536,10 +574,14 @@ public final class PodIoMetrics {
       long someMicros = previous.someMicros;
       boolean full = previous.full;
       long fullMicros = previous.fullMicros;
-      CgroupDir cgroup = dir();
+      CgroupDir cgroup = closed ? null : dir();
       if (cgroup != null) {
+        if (statFile == null) {
+          statFile = new HeldFile(cgroup, IoFile.IO_STAT);
+          pressureFile = new HeldFile(cgroup, IoFile.IO_PRESSURE);
+        }
         try {
-          files.read(cgroup, IoFile.IO_STAT, reader.buffer);
+          files.read(statFile, reader.buffer);
           IoStatScan stat = reader.stat;
           if (!stat.scan(reader.buffer.bytes(), reader.buffer.length())) {
             stat.load(IoStat.parse(reader.buffer.text()));
@@ -553,7 +595,7 @@ public final class PodIoMetrics {
         }
         if (psi.getAsBoolean()) {
           try {
-            files.read(cgroup, IoFile.IO_PRESSURE, reader.buffer);
+            files.read(pressureFile, reader.buffer);
             IoPressureScan scan = reader.pressure;
             if (!scan.scan(reader.buffer.bytes(), reader.buffer.length())) {
               scan.load(IoPressure.parse(reader.buffer.text()));
@@ -627,6 +669,19 @@ public final class PodIoMetrics {
         }
       }
       return new Sample(0, false, devices, labels, counters, false, 0, false, 0);
+    }
+
+    /** Closes the pod's files; it reads nothing more. */
+    synchronized void close() {
+      closed = true;
+      if (statFile != null) {
+        statFile.close();
+        pressureFile.close();
+      }
+    }
+
+    synchronized int openFiles() {
+      return statFile == null ? 0 : (statFile.open() ? 1 : 0) + (pressureFile.open() ? 1 : 0);
     }
 
     private CgroupDir dir() {

@@ -3,6 +3,7 @@ package dev.ioqos.metrics;
 import dev.ioqos.cgroup.CgroupFiles;
 import dev.ioqos.cgroup.CgroupIoException;
 import dev.ioqos.cgroup.CgroupTree;
+import dev.ioqos.cgroup.HeldFile;
 import dev.ioqos.cgroup.IoFile;
 import dev.ioqos.cgroup.ReadBuffer;
 import dev.ioqos.core.CgroupDriver;
@@ -19,7 +20,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -88,12 +88,13 @@ final class MetricsFixture {
     return dir;
   }
 
-  /** Replaces a file as a whole (rename), as a reader of the kernel's file would see it. */
+  /**
+   * Gives a file new content in place, as the kernel's cgroup file changes: the same file (inode)
+   * before and after, so that a reader that keeps it open sees the new content at offset 0.
+   */
   static void replace(Path file, String content) {
     try {
-      Path temp = file.resolveSibling(file.getFileName() + ".new");
-      Files.writeString(temp, content);
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      Files.writeString(file, content);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -124,6 +125,12 @@ final class MetricsFixture {
         throws CgroupIoException {
       reads.incrementAndGet();
       super.read(dir, file, into);
+    }
+
+    @Override
+    public void read(HeldFile file, ReadBuffer into) throws CgroupIoException {
+      reads.incrementAndGet();
+      super.read(file, into);
     }
   }
 }

@@ -161,9 +161,43 @@ class PodIoMetricsTest {
     pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
     assertThat(fixture.scrape(pods)).contains("pod=\"backup\"");
 
+    assertThat(pods.openFiles()).as("io.stat and io.pressure kept open").isEqualTo(2);
+
     pods.forget(FIXTURE_POD);
 
+    assertThat(pods.openFiles()).isZero();
     assertThat(fixture.scrape(pods)).doesNotContain("pod=\"backup\"");
+    assertThat(pods.tracked()).isEmpty();
+  }
+
+  @Test
+  void aScrapeReadsTheKeptFilesAgainAndAReplacedOrForgottenPodClosesThem() {
+    pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
+    fixture.scrape(pods);
+    Path dir = fixture.podDir(FIXTURE_POD, QosClass.BURSTABLE);
+    MetricsFixture.replace(
+        dir.resolve("io.stat"), "254:0 rbytes=2097152 wbytes=1 rios=512 wios=1 dbytes=0 dios=0\n");
+    MetricsFixture.replace(
+        dir.resolve("io.pressure"),
+        "some avg10=0.00 avg60=0.00 avg300=0.00 total=9000000\n"
+            + "full avg10=0.00 avg60=0.00 avg300=0.00 total=5000000\n");
+    fixture.advance(Duration.ofSeconds(2));
+
+    assertThat(fixture.scrape(pods))
+        .contains("ioqos_pod_io_read_bytes_total{" + LABELS + "} 2097152")
+        .contains("ioqos_pod_io_pressure_waiting_seconds_total{" + POD_LABELS + "} 9.0")
+        .contains("ioqos_pod_io_pressure_stalled_seconds_total{" + POD_LABELS + "} 5.0");
+    assertThat(pods.openFiles()).isEqualTo(2);
+
+    // A new identity (here the tier) is a new series set: the old one's files are closed.
+    pods.managed(FIXTURE_POD, "shop", "backup", "high", path, TierState.APPLIED);
+    assertThat(pods.openFiles()).isZero();
+    fixture.advance(Duration.ofSeconds(2));
+    assertThat(fixture.scrape(pods)).contains("ioqos_pod_io_read_bytes_total{device=\"254:0\"");
+    assertThat(pods.openFiles()).isEqualTo(2);
+
+    pods.close();
+    assertThat(pods.openFiles()).isZero();
     assertThat(pods.tracked()).isEmpty();
   }
 
