@@ -1152,14 +1152,31 @@ abstract class RealNodeIT {
             + uid
             + " /var/lib/ioqos/ledger.json; fi";
     eventuallyInGuest(held, Duration.ofMinutes(1), "the ledger holds backup");
+    // The agent keeps a managed pod's io.stat and io.pressure open between scrapes (HeldFile) and
+    // closes them when it forgets the pod: its descriptors, as the node sees them.
+    String ip = awaitAgentReady(Duration.ofMinutes(1)).getStatus().getPodIP();
+    String descriptors =
+        AGENT_PID
+            + " ls -l /proc/$pid/fd | grep -e '"
+            + uid
+            + "' -e '"
+            + uid.replace('-', '_')
+            + "' | grep -c -e 'io.stat$' -e 'io.pressure$'";
+    node.sh(scrape(ip) + " > /dev/null");
+    assertThat(node.sh(descriptors + " || true").trim())
+        .as("the agent's open descriptors in backup's cgroup after a scrape")
+        .isEqualTo("2");
     node.kubectl("delete", "pod", "-n", NS, "backup", "--wait=true");
     eventuallyInGuest(
         "! { " + held + "; }", Duration.ofMinutes(2), "the ledger forgets the deleted pod");
-    String ip = awaitAgentReady(Duration.ofMinutes(1)).getStatus().getPodIP();
+    ip = awaitAgentReady(Duration.ofMinutes(1)).getStatus().getPodIP();
     eventuallyInGuest(
         "m=$(" + scrape(ip) + ") && ! echo \"$m\" | grep -q 'pod=\"backup\"'",
         Duration.ofMinutes(1),
         "the deleted pod's series leave the agent's metrics");
+    assertThat(node.sh(descriptors + " || true").trim())
+        .as("the agent's open descriptors in the deleted pod's cgroup")
+        .isEqualTo("0");
   }
 
   /**

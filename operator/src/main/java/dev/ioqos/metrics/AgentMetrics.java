@@ -9,16 +9,22 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -46,6 +52,15 @@ public final class AgentMetrics implements AutoCloseable {
   private final NodeMetrics node;
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final Timer readDuration;
+
+  /** Reads the pods' files for a scrape while the scrape's thread collects the registry. */
+  private final ExecutorService reader =
+      Executors.newSingleThreadExecutor(
+          task -> {
+            Thread thread = new Thread(task, "ioqos-metrics-read");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /** The buffer of the last scrape, reused by the next one (none while a scrape holds it). */
   private final AtomicReference<Exposition> spare = new AtomicReference<>();
@@ -104,7 +119,8 @@ public final class AgentMetrics implements AutoCloseable {
     if (jvm) {
       new JvmMemoryMetrics().bindTo(registry);
       gc.bindTo(registry);
-      new JvmThreadMetrics().bindTo(registry);
+      new ThreadMetrics(ManagementFactory.getThreadMXBean(), ThreadMetrics.STATES_AGE, nanoClock)
+          .bindTo(registry);
       processCpu(registry);
       new UptimeMetrics().bindTo(registry);
       ProcessFileMetrics.bind(registry, nanoClock);
@@ -199,20 +215,72 @@ public final class AgentMetrics implements AutoCloseable {
   }
 
   private Exposition render() {
-    readDuration.record(pods::refresh);
+    // The pods' files are read on the reader thread while this one collects the registry's meters
+    // (the two touch nothing in common; node_exporter runs its collectors concurrently for the same
+    // reason), and then this thread reads the pods the reader has not taken yet.
+    PodIoMetrics.Refresh refresh = pods.refreshing();
+    Future<?> read = helpOnReader(refresh);
+    MetricSnapshots snapshots;
+    try {
+      snapshots = registry.getPrometheusRegistry().scrape();
+    } finally {
+      refresh.help();
+      awaitRefresh(read);
+    }
+    readDuration.record(refresh.nanos(), TimeUnit.NANOSECONDS);
     Exposition text = spare.getAndSet(null);
     if (text == null) {
       text = new Exposition(64 * 1024);
     }
     text.reset();
     // The registry's snapshots in the library's text, written without its char-by-char writer.
-    SnapshotText.write(registry.getPrometheusRegistry().scrape(), text);
+    SnapshotText.write(snapshots, text);
     pods.render(text);
     return text;
   }
 
+  /** Has the reader thread help with the refresh; null when it cannot (the agent is closing). */
+  private Future<?> helpOnReader(PodIoMetrics.Refresh refresh) {
+    try {
+      return reader.submit(refresh::help);
+    } catch (RejectedExecutionException e) {
+      return null;
+    }
+  }
+
+  private static void awaitRefresh(Future<?> read) {
+    if (read == null) {
+      return;
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          read.get();
+          return;
+        } catch (InterruptedException e) {
+          // The scrape needs the pods' snapshot either way; the read takes milliseconds.
+          interrupted = true;
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof RuntimeException runtime) {
+            throw runtime;
+          }
+          if (e.getCause() instanceof Error error) {
+            throw error;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   @Override
   public void close() {
+    reader.shutdownNow();
     gc.close();
     pods.close();
     registry.close();

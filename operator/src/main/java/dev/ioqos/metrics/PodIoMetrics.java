@@ -23,9 +23,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -156,9 +158,9 @@ public final class PodIoMetrics {
   private final long maxAgeNanos;
   private final LongSupplier nanoClock;
   private final Map<String, TrackedPod> pods = new ConcurrentHashMap<>();
-  // The last scrape's reader (its direct read buffer and scanners), reused by the next one; two
-  // scrapes at once each have their own.
-  private final AtomicReference<Reader> spareReader = new AtomicReference<>();
+  // Readers (a direct read buffer and scanners each) of earlier refreshes, reused by the next
+  // ones: as many as threads ever read at once.
+  private final Queue<Reader> spareReaders = new ConcurrentLinkedQueue<>();
 
   /**
    * @param files reads cgroup files without following symlinks
@@ -261,16 +263,60 @@ public final class PodIoMetrics {
    * new disk shows in that scrape.
    */
   public void refresh() {
-    Reader reader = spareReader.getAndSet(null);
-    if (reader == null) {
-      reader = new Reader();
-    }
-    try {
-      for (TrackedPod pod : pods.values()) {
-        pod.sample(reader);
+    refreshing().help();
+  }
+
+  /**
+   * A refresh that several threads can share: each {@link Refresh#help} reads pods that no other
+   * thread has taken yet, until none is left.
+   */
+  public Refresh refreshing() {
+    return new Refresh(pods.values().toArray(NO_PODS));
+  }
+
+  /** One read of every tracked pod's files, shared by the threads that help with it. */
+  public final class Refresh {
+    private final TrackedPod[] tracked;
+    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicInteger done = new AtomicInteger();
+    private final long startedAt = System.nanoTime();
+    private volatile long finishedAt;
+
+    private Refresh(TrackedPod[] tracked) {
+      this.tracked = tracked;
+      if (tracked.length == 0) {
+        finishedAt = startedAt;
       }
-    } finally {
-      spareReader.set(reader);
+    }
+
+    /**
+     * Reads the pods no other thread took yet, one at a time, and returns when none is left to take
+     * (another thread may still be reading its last one).
+     */
+    public void help() {
+      Reader reader = spareReaders.poll();
+      if (reader == null) {
+        reader = new Reader();
+      }
+      try {
+        for (int i = next.getAndIncrement(); i < tracked.length; i = next.getAndIncrement()) {
+          try {
+            tracked[i].sample(reader);
+          } finally {
+            if (done.incrementAndGet() == tracked.length) {
+              finishedAt = System.nanoTime();
+            }
+          }
+        }
+      } finally {
+        spareReaders.offer(reader);
+      }
+    }
+
+    /** Wall time from the start until the last pod was read; 0 while a pod is still being read. */
+    public long nanos() {
+      long finished = finishedAt;
+      return finished == 0 ? 0 : finished - startedAt;
     }
   }
 

@@ -171,6 +171,42 @@ class PodIoMetricsTest {
   }
 
   @Test
+  void threadsSharingARefreshReadEveryPodOnceAndTheRefreshSaysWhenTheLastWasRead()
+      throws Exception {
+    int count = 40;
+    for (int i = 0; i < count; i++) {
+      String uid = String.format("00000000-0000-4000-8000-%012d", i);
+      MetricsFixture.replace(
+          fixture.createPod(uid, QosClass.BURSTABLE).resolve("io.stat"),
+          "254:0 rbytes=" + (1000 + i) + " wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n");
+      pods.managed(
+          uid,
+          "shop",
+          "pod-" + i,
+          "low",
+          MetricsFixture.podPath(uid, QosClass.BURSTABLE),
+          TierState.APPLIED);
+    }
+    fixture.files.reads.set(0);
+
+    PodIoMetrics.Refresh refresh = pods.refreshing();
+    assertThat(refresh.nanos()).as("nothing read yet").isZero();
+    Thread other = new Thread(refresh::help);
+    other.start();
+    refresh.help();
+    other.join();
+
+    assertThat(fixture.files.reads.get())
+        .as("io.stat and io.pressure of each pod, once")
+        .isEqualTo(2 * count);
+    assertThat(refresh.nanos()).isPositive();
+    String text = pods.render();
+    for (int i = 0; i < count; i++) {
+      assertThat(text).contains("pod=\"pod-" + i + "\",tier=\"low\"} " + (1000 + i) + ".0\n");
+    }
+  }
+
+  @Test
   void aScrapeReadsTheKeptFilesAgainAndAReplacedOrForgottenPodClosesThem() {
     pods.managed(FIXTURE_POD, "shop", "backup", "low", path, TierState.APPLIED);
     fixture.scrape(pods);
