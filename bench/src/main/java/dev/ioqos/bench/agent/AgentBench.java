@@ -437,6 +437,7 @@ public final class AgentBench {
     files.add(node.procfs.resolve("pressure/io"));
     Stats scrape = new Stats();
     Stats bare = new Stats();
+    Stats exchange = new Stats();
     String body = "";
     for (int i = 0; i < 5; i++) {
       Thread.sleep(600);
@@ -460,6 +461,11 @@ public final class AgentBench {
       long t1 = System.nanoTime();
       bareRead(files);
       bare.addNanos(System.nanoTime() - t1);
+      // What an HTTP exchange costs by itself after the same pause: the floor under the scrape.
+      Thread.sleep(600);
+      long t2 = System.nanoTime();
+      agent.getBytes("/readyz");
+      exchange.addNanos(System.nanoTime() - t2);
     }
     double reads =
         MetricLine.sum(body, "ioqos_metrics_read_duration_seconds_count", Map.of()) - readCount0;
@@ -472,6 +478,7 @@ public final class AgentBench {
         files.size(),
         scrape,
         bare,
+        exchange,
         MetricLine.parse(body).size(),
         body.length(),
         readMs,
