@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -74,7 +75,7 @@ final class ThreadMetrics {
   synchronized double count(Thread.State state) {
     long now = nanoClock.getAsLong();
     if (!counted || now - countedAt >= maxAgeNanos) {
-      java.util.Arrays.fill(counts, 0);
+      Arrays.fill(counts, 0);
       for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
         if (info != null) { // ended since it was listed
           counts[info.getThreadState().ordinal()]++;
