@@ -21,11 +21,9 @@ final class ProcessFileMetrics {
   static final Duration OPEN_COUNT_AGE = Duration.ofSeconds(10);
 
   private final LongSupplier openCount;
-  private final LongSupplier nanoClock;
-  private final long maxAgeNanos;
   // Guarded by this.
-  private long countedAt;
-  private long open = -1;
+  private final Recount recount;
+  private long open;
 
   /**
    * @param openCount counts the open descriptors (the JDK's listing of /proc/self/fd)
@@ -34,8 +32,7 @@ final class ProcessFileMetrics {
    */
   ProcessFileMetrics(LongSupplier openCount, Duration maxAge, LongSupplier nanoClock) {
     this.openCount = Objects.requireNonNull(openCount, "openCount");
-    this.maxAgeNanos = maxAge.toNanos();
-    this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+    this.recount = new Recount(maxAge, nanoClock);
   }
 
   /** Binds both gauges when the JVM can count descriptors (a Unix JVM); nothing otherwise. */
@@ -61,10 +58,8 @@ final class ProcessFileMetrics {
 
   /** The open descriptors, counted again when the last count is older than the maximum age. */
   synchronized double open() {
-    long now = nanoClock.getAsLong();
-    if (open < 0 || now - countedAt >= maxAgeNanos) {
+    if (recount.due()) {
       open = openCount.getAsLong();
-      countedAt = now;
     }
     return open;
   }

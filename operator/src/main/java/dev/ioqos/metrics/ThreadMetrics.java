@@ -25,17 +25,13 @@ final class ThreadMetrics {
   private static final Thread.State[] STATES = Thread.State.values();
 
   private final ThreadMXBean threads;
-  private final LongSupplier nanoClock;
-  private final long maxAgeNanos;
   // Guarded by this.
+  private final Recount recount;
   private final long[] counts = new long[STATES.length];
-  private long countedAt;
-  private boolean counted;
 
   ThreadMetrics(ThreadMXBean threads, Duration maxAge, LongSupplier nanoClock) {
     this.threads = Objects.requireNonNull(threads, "threads");
-    this.maxAgeNanos = maxAge.toNanos();
-    this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+    this.recount = new Recount(maxAge, nanoClock);
   }
 
   void bindTo(MeterRegistry registry) {
@@ -73,16 +69,13 @@ final class ThreadMetrics {
 
   /** The threads in {@code state}, from a listing at most {@link #STATES_AGE} old. */
   synchronized double count(Thread.State state) {
-    long now = nanoClock.getAsLong();
-    if (!counted || now - countedAt >= maxAgeNanos) {
+    if (recount.due()) {
       Arrays.fill(counts, 0);
       for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
         if (info != null) { // ended since it was listed
           counts[info.getThreadState().ordinal()]++;
         }
       }
-      countedAt = now;
-      counted = true;
     }
     return counts[state.ordinal()];
   }
