@@ -643,10 +643,29 @@ abstract class RealNodeIT {
           eventsWithReason("lwriter", "LatencyThrottled").stream()
               .filter(e -> !e.getMessage().startsWith("dry run"))
               .toList();
+      // The reader's means say whether this run's contention reached the target at all (a loaded
+      // emulated node can slow the solo run as much as the contended ones).
+      String readerMeans =
+          String.format(
+              "target %d us; reader mean alone %.0f us, next to the writer %.0f us, dry run %.0f"
+                  + " us, with the loop %.0f us",
+              targetUs,
+              soloMeanUs,
+              fio(noisy, "read", "clat_ns", "mean") / 1000,
+              fio(dry, "read", "clat_ns", "mean") / 1000,
+              fio(loop, "read", "clat_ns", "mean") / 1000);
+      List<String> writerEvents =
+          events("lwriter").stream()
+              .map(e -> e.getReason() + " x" + e.getCount() + ": " + e.getMessage())
+              .toList();
       assertThat(throttled)
           .as(
               () ->
-                  "the loop throttled the writer while the reader read (writer samples "
+                  "the loop throttled the writer while the reader read ("
+                      + readerMeans
+                      + "; the writer's Events "
+                      + writerEvents
+                      + "; writer samples "
                       + shownSamples
                       + ")"
                       + diagnosis())
