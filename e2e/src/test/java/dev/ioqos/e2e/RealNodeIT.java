@@ -643,28 +643,27 @@ abstract class RealNodeIT {
           eventsWithReason("lwriter", "LatencyThrottled").stream()
               .filter(e -> !e.getMessage().startsWith("dry run"))
               .toList();
-      // The reader's means say whether this run's contention reached the target at all (a loaded
-      // emulated node can slow the solo run as much as the contended ones).
-      String readerMeans =
-          String.format(
-              "target %d us; reader mean alone %.0f us, next to the writer %.0f us, dry run %.0f"
-                  + " us, with the loop %.0f us",
-              targetUs,
-              soloMeanUs,
-              fio(noisy, "read", "clat_ns", "mean") / 1000,
-              fio(dry, "read", "clat_ns", "mean") / 1000,
-              fio(loop, "read", "clat_ns", "mean") / 1000);
-      List<String> writerEvents =
-          events("lwriter").stream()
-              .map(e -> e.getReason() + " x" + e.getCount() + ": " + e.getMessage())
-              .toList();
+      double noisyMeanUs = fio(noisy, "read", "clat_ns", "mean") / 1000;
+      double dryMeanUs = fio(dry, "read", "clat_ns", "mean") / 1000;
+      double loopMeanUs = fio(loop, "read", "clat_ns", "mean") / 1000;
+      // On failure: the reader's means say whether this run's contention reached the target at all
+      // (a loaded emulated node can slow the solo run as much as the contended ones), and the
+      // writer's Events (dry run included) whether a throttle was announced at all.
       assertThat(throttled)
           .as(
               () ->
-                  "the loop throttled the writer while the reader read ("
-                      + readerMeans
-                      + "; the writer's Events "
-                      + writerEvents
+                  String.format(
+                          "the loop throttled the writer while the reader read (target %d us;"
+                              + " reader mean alone %.0f us, next to the writer %.0f us, dry run"
+                              + " %.0f us, with the loop %.0f us; the writer's Events %s",
+                          targetUs,
+                          soloMeanUs,
+                          noisyMeanUs,
+                          dryMeanUs,
+                          loopMeanUs,
+                          events("lwriter").stream()
+                              .map(e -> e.getReason() + " x" + e.getCount() + ": " + e.getMessage())
+                              .toList())
                       + "; writer samples "
                       + shownSamples
                       + ")"
@@ -691,15 +690,15 @@ abstract class RealNodeIT {
           fio(solo, "read", "clat_ns", "percentile", "99.000000") / 1e6,
           noisyIops,
           100 * noisyIops / soloIops,
-          fio(noisy, "read", "clat_ns", "mean") / 1000,
+          noisyMeanUs,
           fio(noisy, "read", "clat_ns", "percentile", "99.000000") / 1e6,
           dryIops,
           100 * dryIops / soloIops,
-          fio(dry, "read", "clat_ns", "mean") / 1000,
+          dryMeanUs,
           fio(dry, "read", "clat_ns", "percentile", "99.000000") / 1e6,
           loopIops,
           100 * loopIops / soloIops,
-          fio(loop, "read", "clat_ns", "mean") / 1000,
+          loopMeanUs,
           fio(loop, "read", "clat_ns", "percentile", "99.000000") / 1e6);
       say(
           "latency loop, the writer: alone %.0f MiB/s; in the loop run before the reader %.0f, while"

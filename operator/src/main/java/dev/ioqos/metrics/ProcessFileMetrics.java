@@ -60,6 +60,7 @@ final class ProcessFileMetrics {
   synchronized double open() {
     if (recount.due()) {
       open = openCount.getAsLong();
+      recount.taken();
     }
     return open;
   }

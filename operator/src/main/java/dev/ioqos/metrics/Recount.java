@@ -24,17 +24,17 @@ final class Recount {
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
   }
 
-  /**
-   * True when the value must be taken now (never taken, or {@code maxAge} old); the caller takes
-   * it, and the next calls answer false until it is {@code maxAge} old again.
-   */
+  /** True when the value must be taken now: never taken, or taken {@code maxAge} ago or more. */
   boolean due() {
-    long now = nanoClock.getAsLong();
-    if (taken && now - takenAt < maxAgeNanos) {
-      return false;
-    }
+    return !taken || nanoClock.getAsLong() - takenAt >= maxAgeNanos;
+  }
+
+  /**
+   * Records that the value was taken now; called after the take succeeded, so a take that threw is
+   * tried again at the next call.
+   */
+  void taken() {
+    takenAt = nanoClock.getAsLong();
     taken = true;
-    takenAt = now;
-    return true;
   }
 }

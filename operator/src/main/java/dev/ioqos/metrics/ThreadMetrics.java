@@ -76,6 +76,7 @@ final class ThreadMetrics {
           counts[info.getThreadState().ordinal()]++;
         }
       }
+      recount.taken();
     }
     return counts[state.ordinal()];
   }
